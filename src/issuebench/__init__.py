@@ -1,0 +1,5 @@
+"""issuebench: real repositories as graded coding tasks, and patches graded against them."""
+
+__version__ = "0.1.0"
+# Bumped whenever a change to the harness can change a verdict: part of every result's cache key.
+HARNESS_VERSION = "1"

@@ -1,0 +1,41 @@
+"""What every command shares: one console, and errors shown as one clear line, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from issuebench.errors import IssuebenchError
+
+console = Console()
+err_console = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(func: F) -> F:
+    """Decorate a command so an IssuebenchError prints as `error: ...` and exits 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except IssuebenchError as exc:
+            err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+            if exc.hint:
+                err_console.print(f"  [yellow]hint:[/] {exc.hint}", highlight=False)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def run_guarded(app: typer.Typer) -> int:
+    try:
+        app()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
