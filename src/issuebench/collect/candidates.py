@@ -1,0 +1,124 @@
+"""Which commits are candidate tasks, and how a candidate's diff splits into gold and test patch.
+
+A candidate is a merged pull request (a merge commit "Merge pull request #N ..." diffed against its
+first parent, or a squash commit whose subject ends with "(#N)"), or, when asked, any plain commit.
+It is kept only when it changes both test files and non-test files: without a test change there is
+nothing to validate, without a code change there is nothing to solve.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from issuebench.collect.history import Commit
+
+MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
+SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
+
+CandidateKind = Literal["merge", "squash", "commit"]
+PathPredicate = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    commit: Commit
+    kind: CandidateKind
+    pr_number: int | None
+
+    @property
+    def base_commit(self) -> str:
+        return self.commit.parents[0]
+
+    @property
+    def label(self) -> str:
+        """The part of the instance id after the repository: the PR number or a short sha."""
+        return str(self.pr_number) if self.pr_number is not None else self.commit.sha[:10]
+
+
+def detect_candidate(commit: Commit, *, include_commits: bool = False) -> Candidate | None:
+    """Classify one commit of the main line; None when it cannot be a task."""
+    if not commit.parents:
+        return None  # the root commit has no base to diff against
+    if commit.is_merge:
+        match = MERGE_PR.match(commit.subject)
+        return Candidate(commit, "merge", int(match.group(1))) if match else None
+    match = SQUASH_PR.search(commit.subject)
+    if match:
+        return Candidate(commit, "squash", int(match.group(1)))
+    return Candidate(commit, "commit", None) if include_commits else None
+
+
+def default_test_predicate() -> PathPredicate:
+    """The project's test-path rules (issuebench.patch), with a local copy until that module lands."""
+    try:
+        from issuebench.patch import is_test_path  # type: ignore[attr-defined]
+    except ImportError:
+        return _fallback_is_test_path
+    return is_test_path  # type: ignore[no-any-return]
+
+
+_TEST_DIRS = {"test", "tests", "testing"}
+
+
+def _fallback_is_test_path(path: str) -> bool:
+    # Component-based on purpose: a substring rule ("test" in path) would call src/_pytest/ and
+    # docs/latest/ tests.
+    parts = path.split("/")
+    name = parts[-1]
+    if any(part in _TEST_DIRS for part in parts[:-1]):
+        return True
+    return name == "conftest.py" or (name.startswith("test_") and name.endswith(".py")) or \
+        name.endswith("_test.py")
+
+
+def glob_test_predicate(globs: Sequence[str]) -> PathPredicate:
+    """Per-repository rules from --test-paths: a path is a test when it matches any glob."""
+    patterns = [g.rstrip("/") + "/*" if g.endswith("/") else g for g in globs]
+
+    def is_test(path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, pat) or fnmatch.fnmatchcase(path, f"*/{pat}")
+                   for pat in patterns)
+
+    return is_test
+
+
+def changes_tests_and_code(files: Sequence[str], is_test: PathPredicate) -> tuple[bool, bool]:
+    has_test = has_code = False
+    for path in files:
+        if is_test(path):
+            has_test = True
+        else:
+            has_code = True
+        if has_test and has_code:
+            break
+    return has_test, has_code
+
+
+_DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$")
+
+
+def split_diff(diff_text: str, is_test: PathPredicate) -> tuple[str, str]:
+    """Split a git diff into (code patch, test patch) file by file, in the original order."""
+    code: list[str] = []
+    tests: list[str] = []
+    target = code
+    for line in diff_text.splitlines(keepends=True):
+        header = _DIFF_HEADER.match(line.rstrip("\n"))
+        if header:
+            target = tests if is_test(header.group(2)) or is_test(header.group(1)) else code
+        target.append(line)
+    return "".join(code), "".join(tests)
+
+
+def test_files_of(test_patch: str) -> list[str]:
+    """Paths a test patch touches (what the harness runs)."""
+    files = []
+    for line in test_patch.splitlines():
+        header = _DIFF_HEADER.match(line)
+        if header and header.group(2) not in files:
+            files.append(header.group(2))
+    return files

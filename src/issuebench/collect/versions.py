@@ -1,0 +1,71 @@
+"""Which release a task belongs to, and the commit its environment is built from.
+
+Like the reference: `version` is "major.minor" of the release the base commit belongs to, and
+tasks of one version share an environment built at `environment_setup_commit`, the newest base
+commit of the group; set-up therefore runs once per group.
+Sources, in order: the nearest tag (`git describe`), `__version__` in the package, setup metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from issuebench.collect.history import git
+from issuebench.models import Task
+
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?")
+_DUNDER = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+_SETUP_VERSION = re.compile(r"""^\s*version\s*=\s*['"]?([0-9][^'"\s,]*)""", re.MULTILINE)
+_SETUP_PY_VERSION = re.compile(r"""\bversion\s*=\s*['"]([0-9][^'"]*)['"]""")
+
+
+def major_minor(text: str) -> str | None:
+    match = _VERSION.search(text)
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
+def version_at(repo_dir: Path, commit: str) -> str | None:
+    tag = git(repo_dir, "describe", "--tags", "--abbrev=0", commit, check=False).strip()
+    if tag and (version := major_minor(tag)):
+        return version
+    return _version_from_files(repo_dir, commit)
+
+
+def _version_from_files(repo_dir: Path, commit: str) -> str | None:
+    # One `git grep` over the tree of the commit, not a checkout.
+    out = git(repo_dir, "grep", "-h", "-E", r"^__version__\s*(:\s*str\s*)?=", commit, "--",
+              "*.py", check=False)
+    if (match := _DUNDER.search(out)) and (version := major_minor(match.group(1))):
+        return version
+    for name, pattern in (("pyproject.toml", _SETUP_VERSION), ("setup.cfg", _SETUP_VERSION),
+                          ("setup.py", _SETUP_PY_VERSION)):
+        text = git(repo_dir, "show", f"{commit}:{name}", check=False)
+        if (match := pattern.search(text)) and (version := major_minor(match.group(1))):
+            return version
+    return None
+
+
+def assign_versions(repo_dir: Path, tasks: Iterable[Task]) -> list[Task]:
+    """Fill `version` (kept when the row has one) and `environment_setup_commit` per group."""
+    tasks = list(tasks)
+    cache: dict[str, str | None] = {}
+    for task in tasks:
+        if not task.version:
+            if task.base_commit not in cache:
+                cache[task.base_commit] = version_at(repo_dir, task.base_commit)
+            task.version = cache[task.base_commit] or "0.0"
+    for group in group_by_version(tasks).values():
+        newest = max(group, key=lambda t: (t.created_at or "", t.base_commit))
+        for task in group:
+            task.environment_setup_commit = task.environment_setup_commit or newest.base_commit
+    return tasks
+
+
+def group_by_version(tasks: Iterable[Task]) -> dict[tuple[str, str], list[Task]]:
+    groups: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    for task in tasks:
+        groups[(task.repo, task.version or "0.0")].append(task)
+    return dict(groups)
