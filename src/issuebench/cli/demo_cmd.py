@@ -1,9 +1,57 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""`issuebench demo`: the main job on the embedded demo dataset, explained for a newcomer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from rich.panel import Panel
+
+from issuebench.cli.common import console, friendly_errors
+from issuebench.cli.eval_view import STATUS_MEANING, results_table, summary_line
+from issuebench.models import InstanceStatus
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.command("demo")(demo_command)
+
+
+@friendly_errors
+def demo_command(
+    output: Path = typer.Option(Path("demo-run"), "--output", "-o", help="Where the demo's logs go."),
+    workers: int = typer.Option(None, "--workers", "-w", help="Instances in parallel."),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run without bubblewrap."),
+) -> None:
+    """Grade the gold patches and a mix of good and bad patches on the embedded demo dataset."""
+    from issuebench.datasets import gold_predictions
+    from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks, expected_mixed
+    from issuebench.harness import build_context, run_evaluation
+
+    tasks = demo_tasks()
+    console.print(Panel.fit(
+        f"The demo dataset has {len(tasks)} tasks from small Python projects that ship with issuebench.\n"
+        "Each task is an issue plus a repository at a commit. A patch [bold]resolves[/] a task when the tests\n"
+        "that the issue's fix must make pass (FAIL_TO_PASS) pass, and the tests that passed before\n"
+        "(PASS_TO_PASS) still pass. Tests run in a sandbox with no network.", title="issuebench demo"))
+    ctx = build_context(output_dir=output, run_id="demo", repos_dir=demo_repos_dir(), no_sandbox=no_sandbox,
+                        timeout=300)
+    with console.status("grading the gold patches (the real fixes)…"):
+        gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers)
+    console.print(f"[bold]1. Gold patches[/] (each task's own fix): {summary_line(gold.reports)}")
+    with console.status("grading a mix of correct, wrong, partial, empty and broken patches…"):
+        mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers)
+    expected = expected_mixed()
+    console.print(results_table(mixed.reports, expected=expected,
+                                title="2. A mix of patches, written to show each verdict"))
+    console.print(f"[bold]demo-mixed[/]: {summary_line(mixed.reports)}")
+    seen = {r.status for r in mixed.reports}
+    console.print("\n[bold]What the statuses mean[/]")
+    for status in InstanceStatus:
+        if status in seen:
+            console.print(f"  [bold]{status.value}[/]: {STATUS_MEANING[status]}")
+    agree = sum(expected.get(r.instance_id) == r.status.value for r in mixed.reports)
+    console.print(f"\n{agree}/{len(mixed.reports)} verdicts match what each patch was written to produce.")
+    console.print(f"Logs and reports: {output}/logs/run_evaluation/demo/ — summaries: {output}/*.demo.json")
+    console.print("Next: [bold]issuebench eval --dataset demo --predictions gold[/], or your own dataset.")
+    if agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
+        raise typer.Exit(1)

@@ -1,0 +1,337 @@
+"""One instance, end to end: workspace → environment → model patch → reset tests → test patch →
+run in the sandbox → parse → grade → artifacts.
+
+Every failure becomes a status with a reason; nothing raised here stops the rest of a run.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from issuebench import HARNESS_VERSION, config
+from issuebench.errors import IssuebenchError
+from issuebench.harness import artifacts, commands, overlay
+from issuebench.harness.repos import find_repo
+from issuebench.harness.runlog import InstanceLog
+from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths
+from issuebench.models import (
+    EnvSpec,
+    InstanceReport,
+    InstanceStatus,
+    PatchStatus,
+    Prediction,
+    Task,
+    TestStatusMap,
+    stable_hash,
+)
+
+# Files a model patch may not add or change anywhere, because they run before or around the tests
+# and could decide the verdict: test-runner hooks and interpreter start-up hooks.
+HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth", "pytest.ini")
+
+SANDBOX_STATUS = {
+    "timeout": InstanceStatus.TIMEOUT,
+    "memory_limit": InstanceStatus.MEMORY_LIMIT,
+    "process_limit": InstanceStatus.PROCESS_LIMIT,
+    "output_limit": InstanceStatus.OUTPUT_LIMIT,
+    "file_limit": InstanceStatus.FILE_LIMIT,
+    "sandbox_failed": InstanceStatus.SANDBOX_FAILED,
+}
+
+
+@dataclass
+class EvalContext:
+    """Everything an instance needs from the run, built once by run_evaluation."""
+
+    layout: artifacts.RunLayout
+    sandbox: object  # issuebench.sandbox.Sandbox
+    env_builder: object  # issuebench.envs.EnvBuilder
+    limits: object  # issuebench.sandbox.Limits
+    repos_dir: Path | None = None
+    recipes_dir: Path | None = None
+    strict: bool = False
+    allow_clone: bool = True
+    use_cache: bool = True
+    keep_workspace: bool = False
+    backend: str = "local"
+    workspaces_dir: Path | None = None
+
+
+@dataclass
+class TestRun:
+    """What running a task's tests produced, before grading."""
+
+    status: InstanceStatus
+    reason: str = ""
+    status_map: TestStatusMap = field(default_factory=dict)
+    returncode: int | None = None
+    output: str = ""
+    test_output: str | None = None
+    patch_status: PatchStatus | None = None
+    apply_method: str | None = None
+    env_hash: str | None = None
+    python: str | None = None
+    exclude_newer: str | None = None
+    command: str = ""
+    script: str = ""
+    notes: list[str] = field(default_factory=list)
+    durations: dict[str, float] = field(default_factory=dict)
+
+
+def resolve_task_spec(task: Task, recipes_dir: Path | None) -> EnvSpec:
+    from issuebench.envs import resolve_spec
+
+    return resolve_spec(task, recipes_dir=recipes_dir)
+
+
+def parser_name(task: Task, spec: EnvSpec) -> str:
+    return task.log_parser or spec.log_parser
+
+
+def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContext) -> str:
+    """Everything that can change a verdict: the task, the patch, the spec, the harness, the limits."""
+    limits = ctx.limits
+    return stable_hash({
+        "task": task.content_hash(),
+        "patch": prediction.patch_hash(),
+        "spec": spec.content_hash(),
+        "harness": HARNESS_VERSION,
+        "strict": ctx.strict,
+        "sandbox": getattr(ctx.sandbox, "name", "?"),
+        "backend": ctx.backend,
+        "timeout": getattr(limits, "timeout", None),
+    })[:24]
+
+
+def _is_hook_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return any(fnmatch.fnmatch(name, pat) for pat in HOOK_FILE_PATTERNS)
+
+
+def guard_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str]) -> list[str]:
+    """Undo what a model patch did to tests and hooks, so only the harness decides what runs.
+
+    The reference resets only files the test patch touches; a model could add a conftest.py or
+    edit another test file and change the verdict. We put back every test path and hook file the
+    model touched, and say so in the notes.
+    """
+    from issuebench.patch import is_test_path
+
+    suspicious = [p for p in model_files if p not in test_files and (is_test_path(p) or _is_hook_file(p))]
+    return reset_paths(ws, base_commit, suspicious)
+
+
+def _apply(ws: Path, patch_text: str):
+    from issuebench.patch import apply_patch
+
+    return apply_patch(ws, patch_text)
+
+
+def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: EnvSpec | None = None,
+              log: InstanceLog | None = None, apply_test_patch: bool = True) -> TestRun:
+    """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
+    log = log or InstanceLog(None)
+    timings: dict[str, float] = {}
+    try:
+        spec = spec or resolve_task_spec(task, ctx.recipes_dir)
+    except IssuebenchError as exc:
+        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {exc.message}")
+    run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
+
+    t0 = time.monotonic()
+    try:
+        source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+        ws = create_workspace(source, task.base_commit, ctx.workspaces_dir)
+    except IssuebenchError as exc:
+        run.reason = f"no workspace: {exc.message}"
+        return run
+    timings["workspace"] = time.monotonic() - t0
+    log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
+    try:
+        return _run_in_workspace(task, model_patch, ctx, spec, ws, run, log, timings, apply_test_patch)
+    finally:
+        run.durations = timings
+        if not ctx.keep_workspace:
+            remove_workspace(ws)
+
+
+def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: EnvSpec, ws: Path,
+                      run: TestRun, log: InstanceLog, timings: dict[str, float],
+                      apply_test_patch: bool) -> TestRun:
+    # The environment is built (once per recipe) from a pristine workspace, before any model code
+    # is in the tree: a hostile patch can never reach the shared environment.
+    t0 = time.monotonic()
+    try:
+        env = overlay.ensure_env_with_overlay(ctx.env_builder, spec, ws)
+    except IssuebenchError as exc:
+        run.status, run.reason = InstanceStatus.ENV_FAILED, exc.message
+        return run
+    timings["env"] = time.monotonic() - t0
+    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
+    log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
+
+    test_files = commands.files_in_diff(task.test_patch)
+    if model_patch and model_patch.strip():
+        result = _apply(ws, model_patch)
+        run.patch_status, run.apply_method = result.status, result.method
+        log.info(f"model patch: {result.status.value} ({result.method})")
+        if result.status not in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR):
+            run.status = (InstanceStatus.INVALID_PATCH if result.status is PatchStatus.INVALID
+                          else InstanceStatus.APPLY_FAILED)
+            run.reason = f"model patch {result.status.value}: {_tail(result.log)}"
+            return run
+        undone = guard_model_changes(ws, task.base_commit, commands.files_in_diff(model_patch), test_files)
+        if undone:
+            run.notes.append("undid model changes to test or hook files: " + ", ".join(undone))
+            log.info(run.notes[-1])
+
+    if apply_test_patch and task.test_patch.strip():
+        reset_paths(ws, task.base_commit, test_files)
+        result = _apply(ws, task.test_patch)
+        if result.status not in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR):
+            run.status, run.reason = InstanceStatus.ERROR, f"test patch does not apply: {_tail(result.log)}"
+            return run
+
+    nonce = secrets.token_hex(16)
+    run.command = commands.test_command(spec, task.test_patch)
+    run.script = commands.eval_script(spec, task.test_patch, nonce)
+    body = "\n".join([*spec.pre_test, run.command])
+    raw_path = ws.parent / f"{ws.name}.out"
+    t0 = time.monotonic()
+    res = ctx.sandbox.run(["bash", "-c", body], workspace=ws, binds=env.binds(), env=env.run_env(),
+                          limits=ctx.limits, network=False, cwd=config.TESTBED_PATH, output_path=raw_path)
+    raw_path.unlink(missing_ok=True)
+    timings["tests"] = time.monotonic() - t0
+    run.returncode = res.returncode
+    # The markers are written here, outside the sandbox, with a nonce the code under test never
+    # sees: whatever it prints, it cannot open or close the section that gets graded.
+    run.output = f">>>>> Start Test Output {nonce}\n{res.output}\n>>>>> End Test Output {nonce}\n"
+    log.info(f"tests: {res.status} rc={res.returncode} in {res.duration:.2f}s")
+    if res.status != "ok":
+        run.status = SANDBOX_STATUS.get(res.status, InstanceStatus.ERROR)
+        run.reason = res.reason
+        return run
+
+    from issuebench.parsers import extract_test_output, get_parser
+
+    run.test_output = extract_test_output(run.output, nonce=nonce)
+    if run.test_output is None:
+        run.status, run.reason = InstanceStatus.LOG_UNPARSEABLE, "test output markers missing"
+        return run
+    run.status_map = get_parser(parser_name(task, spec))(run.test_output)
+    if not run.status_map:
+        run.status = InstanceStatus.LOG_UNPARSEABLE
+        run.reason = f"no test results found in the output (exit code {res.returncode}): {_tail(res.output)}"
+        return run
+    run.status = InstanceStatus.UNRESOLVED  # graded by the caller
+    return run
+
+
+def _tail(text: str, lines: int = 6) -> str:
+    return " | ".join(line.strip() for line in (text or "").strip().splitlines()[-lines:])
+
+
+def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
+    """Grade one prediction. Writes its artifact folder as it goes; returns the report."""
+    from issuebench.grading import grade
+
+    inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
+    inst_dir.mkdir(parents=True, exist_ok=True)
+    log = InstanceLog(inst_dir / "run_instance.log")
+    base = InstanceReport(instance_id=task.instance_id, model_name_or_path=prediction.model_name_or_path,
+                          status=InstanceStatus.ERROR, repo=task.repo, cost=prediction.cost,
+                          patch_is_None=prediction.model_patch is None,
+                          patch_exists=bool(prediction.model_patch and prediction.model_patch.strip()))
+    artifacts.write_text_atomic(inst_dir / "patch.diff", prediction.model_patch or "")
+
+    from issuebench.patch import check_patch
+
+    early = check_patch(prediction.model_patch or "")
+    if early is PatchStatus.EMPTY:
+        return _finish(inst_dir, log, base.model_copy(update={
+            "status": InstanceStatus.EMPTY, "reason": "empty patch: not run", "patch_status": early}))
+    if early is PatchStatus.INVALID:
+        return _finish(inst_dir, log, base.model_copy(update={
+            "status": InstanceStatus.INVALID_PATCH, "reason": "the patch is not a unified diff",
+            "patch_status": early}))
+
+    try:
+        spec = resolve_task_spec(task, ctx.recipes_dir)
+    except IssuebenchError as exc:
+        return _finish(inst_dir, log, base.model_copy(update={
+            "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {exc.message}"}))
+
+    key = cache_key(task, prediction, spec, ctx)
+    if ctx.use_cache:
+        cached = artifacts.read_instance_result(inst_dir)
+        if cached is not None and cached.cache_key == key:
+            log.info("result reused (same task, patch, spec and harness)")
+            return cached
+        from issuebench.harness.cache import restore
+
+        if restore(key, inst_dir):
+            restored = artifacts.read_instance_result(inst_dir)
+            if restored is not None:
+                # The same patch may come from another system: the verdict carries over, the name not.
+                restored = restored.model_copy(update={
+                    "model_name_or_path": prediction.model_name_or_path, "cost": prediction.cost})
+                artifacts.write_instance_result(inst_dir, restored)
+                log.info(f"result restored from the cache (key {key})")
+                return restored
+
+    log.info(f"evaluating {task.instance_id} for {prediction.model_name_or_path} (cache key {key})")
+    start = time.monotonic()
+    run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
+    artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")
+    artifacts.write_text_atomic(inst_dir / "test_output.txt", run.output)
+    report = base.model_copy(update={
+        "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
+        "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
+        "exclude_newer": run.exclude_newer, "cache_key": key, "notes": run.notes,
+        "patch_successfully_applied": run.patch_status in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR),
+        "durations": {**run.durations, "total": time.monotonic() - start},
+    })
+    if run.status is InstanceStatus.UNRESOLVED:  # tests ran and were parsed: grade them
+        g = grade(run.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
+                  strict=ctx.strict, returncode=run.returncode)
+        report = report.model_copy(update={
+            "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
+            "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
+            "reason": "all FAIL_TO_PASS and PASS_TO_PASS tests pass" if g.resolved else _why_unresolved(g),
+            "notes": [*report.notes, *g.strict_flags],
+        })
+        if not g.resolved and spec.needs_network:
+            report = report.model_copy(update={
+                "status": InstanceStatus.NEEDS_NETWORK,
+                "reason": "the task's tests need the internet, which the sandbox does not give: " + report.reason})
+    report = _finish(inst_dir, log, report)
+    if ctx.use_cache and report.cache_key and report.status not in _NOT_CACHED:
+        from issuebench.harness.cache import store
+
+        store(report.cache_key, inst_dir)
+    return report
+
+
+# Faults of the machine rather than of the patch are retried on the next run, never cached.
+_NOT_CACHED = {InstanceStatus.ERROR, InstanceStatus.SANDBOX_FAILED, InstanceStatus.ENV_FAILED}
+
+
+def _why_unresolved(g) -> str:
+    f2p, p2p = g.tests_status.FAIL_TO_PASS, g.tests_status.PASS_TO_PASS
+    parts = []
+    if f2p.failure:
+        parts.append(f"{len(f2p.failure)} of {len(f2p.failure) + len(f2p.success)} FAIL_TO_PASS tests fail")
+    if p2p.failure:
+        parts.append(f"{len(p2p.failure)} of {len(p2p.failure) + len(p2p.success)} PASS_TO_PASS tests fail")
+    return "; ".join(parts) or "not resolved"
+
+
+def _finish(inst_dir: Path, log: InstanceLog, report: InstanceReport) -> InstanceReport:
+    log.info(f"status: {report.status.value}" + (f" ({report.reason})" if report.reason else ""))
+    artifacts.write_instance_result(inst_dir, report)
+    log.close()
+    return report

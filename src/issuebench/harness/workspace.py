@@ -1,0 +1,98 @@
+"""Per-instance workspaces: the repository at the base commit, and nothing after it.
+
+A workspace is a fresh repository holding one shallow commit, fetched from the local source clone.
+That is cheap (one tree's objects, no history), self-contained (git works inside the sandbox,
+where the source clone is not mounted), and shows the code under test no commit after the base.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from issuebench import config
+from issuebench.errors import IssuebenchError
+
+_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "HOME": "/nonexistent",
+            "GIT_AUTHOR_NAME": "issuebench", "GIT_AUTHOR_EMAIL": "harness@issuebench",
+            "GIT_COMMITTER_NAME": "issuebench", "GIT_COMMITTER_EMAIL": "harness@issuebench",
+            "PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+
+def git(cwd: Path, *args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(["git", "-c", "safe.directory=*", *args], cwd=cwd, capture_output=True, text=True,
+                          env=_GIT_ENV, input=input)
+    if check and proc.returncode != 0:
+        raise IssuebenchError(f"git {' '.join(args[:3])} failed in {cwd}: {proc.stderr.strip()[-500:]}")
+    return proc
+
+
+def create_workspace(source: Path, base_commit: str, parent: Path | None = None) -> Path:
+    """Make a fresh workspace at base_commit from the local clone `source`."""
+    parent = parent or config.workspaces_dir()
+    parent.mkdir(parents=True, exist_ok=True)
+    ws = Path(tempfile.mkdtemp(prefix="ws-", dir=parent))
+    try:
+        git(ws, "init", "--quiet")
+        upload = "git -c uploadpack.allowAnySHA1InWant=true -c uploadpack.allowReachableSHA1InWant=true upload-pack"
+        proc = git(ws, "fetch", "--quiet", "--depth=1", "--no-tags", f"--upload-pack={upload}",
+                   str(source.resolve()), base_commit, check=False)
+        if proc.returncode != 0:
+            raise IssuebenchError(f"base commit {base_commit[:12]} is not in {source}",
+                                  hint="update the clone (git fetch) or check the task's base_commit")
+        git(ws, "checkout", "--quiet", "--detach", "FETCH_HEAD")
+        # A workspace never points back at its source: no remotes, no stray refs.
+        shutil.rmtree(ws / ".git" / "refs" / "remotes", ignore_errors=True)
+        return ws
+    except BaseException:
+        shutil.rmtree(ws, ignore_errors=True)
+        raise
+
+
+def remove_workspace(ws: Path) -> None:
+    shutil.rmtree(ws, ignore_errors=True)
+
+
+def reset_paths(ws: Path, base_commit: str, paths: list[str]) -> list[str]:
+    """Put each path back as it was at base_commit (deleting it if it did not exist). Returns changed."""
+    changed: list[str] = []
+    for rel in paths:
+        exists_at_base = git(ws, "cat-file", "-e", f"{base_commit}:{rel}", check=False).returncode == 0
+        target = ws / rel
+        if exists_at_base:
+            before = target.read_bytes() if target.is_file() else None
+            git(ws, "checkout", base_commit, "--", rel)
+            if before != target.read_bytes():
+                changed.append(rel)
+        elif target.exists() or target.is_symlink():
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            else:
+                target.unlink()
+            changed.append(rel)
+    return changed
+
+
+def changed_paths(ws: Path, *, include_ignored: bool = False) -> list[str]:
+    """Paths added, modified or deleted in the work tree against HEAD (untracked included)."""
+    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
+    if include_ignored:
+        args.append("--ignored=matching")
+    out = git(ws, *args).stdout
+    paths: list[str] = []
+    entries = out.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        if not entry:
+            i += 1
+            continue
+        code, path = entry[:2], entry[3:]
+        paths.append(path)
+        if code[0] in "RC":  # renames carry the source path in the next entry
+            paths.append(entries[i + 1])
+            i += 1
+        i += 1
+    return paths
