@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -39,6 +39,7 @@ def stable_hash(obj: Any) -> str:
 
 
 class TestStatus(str, Enum):
+    __test__ = False  # not a pytest test class
     PASSED = "PASSED"
     FAILED = "FAILED"
     SKIPPED = "SKIPPED"
@@ -219,6 +220,8 @@ class ListResult(BaseModel):
 
 
 class TestsStatus(BaseModel):
+    __test__: ClassVar[bool] = False  # not a pytest test class
+
     FAIL_TO_PASS: ListResult = Field(default_factory=ListResult)
     PASS_TO_PASS: ListResult = Field(default_factory=ListResult)
     FAIL_TO_FAIL: ListResult = Field(default_factory=ListResult)

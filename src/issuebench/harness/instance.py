@@ -65,6 +65,8 @@ class EvalContext:
 class TestRun:
     """What running a task's tests produced, before grading."""
 
+    __test__ = False  # not a pytest test class
+
     status: InstanceStatus
     reason: str = ""
     status_map: TestStatusMap = field(default_factory=dict)

@@ -1,0 +1,17 @@
+"""Shared test set-up: every test session gets its own issuebench home, so caches never collide."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
+    # One home per xdist worker: environments built in it are reused by that worker's tests.
+    if "ISSUEBENCH_HOME" not in os.environ or os.environ.get("ISSUEBENCH_TEST_HOME_SET"):
+        home = tmp_path_factory.mktemp("issuebench-home")
+        os.environ["ISSUEBENCH_HOME"] = str(home)
+        os.environ["ISSUEBENCH_TEST_HOME_SET"] = "1"
+    yield
