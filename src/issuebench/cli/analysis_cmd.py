@@ -1,9 +1,68 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""CLI verbs of the analysis part: report, compare, audit, contamination, perturb.
+
+Each command parses its options, calls one function of issuebench.analysis, and prints or writes
+the result. No computation lives here.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+
+from issuebench.cli.common import console, friendly_errors
+from issuebench.errors import InputError
+
+REPORT_FORMATS = ("table", "json", "md", "csv", "html")
+
+
+def _check_format(fmt: str, allowed: tuple[str, ...]) -> str:
+    if fmt not in allowed:
+        raise InputError(None, f"unknown format {fmt!r}", field="--format", hint=f"use one of {', '.join(allowed)}")
+    return fmt
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        # Plain print: rich would re-wrap JSON and CSV lines.
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    console.print(f"wrote {output}", highlight=False)
+
+
+def _load_dataset(dataset: str | None):
+    if dataset is None:
+        return None
+    from issuebench.analysis.tasks import load_dataset
+
+    return load_dataset(dataset)
+
+
+@friendly_errors
+def report_cmd(
+    runs: list[Path] = typer.Argument(..., help="Run summaries, run folders or folders of instance folders."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json | md | csv | html"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    dataset: str | None = typer.Option(None, "--dataset", "-d", help="Tasks: rates are over this set."),
+    predictions: list[Path] = typer.Option([], "--predictions", "-p", help="Prediction files with cost/usage."),
+) -> None:
+    """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost."""
+    from issuebench.analysis.report import render, report_from_paths, to_rich_tables
+
+    _check_format(fmt, REPORT_FORMATS)
+    report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
+    if fmt == "table" and output is None:
+        for table in to_rich_tables(report):
+            console.print(table)
+        for s in report.systems:
+            for note in s.notes:
+                console.print(f"[yellow]note[/] {s.name}: {note}", highlight=False)
+        return
+    _emit(render(report, "md" if fmt == "table" else fmt), output)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("report")(report_cmd)
