@@ -1,9 +1,149 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""`issuebench collect`, `issuebench validate`, `issuebench repo from-pypi`: mine graded tasks."""
 
 from __future__ import annotations
 
+import json
+import tempfile
+from pathlib import Path
+
 import typer
+from rich.table import Table
+
+from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.collect import pipeline as P
+from issuebench.errors import InputError
+from issuebench.models import Task
+
+repo_app = typer.Typer(help="Make repositories to mine tasks from.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.command("collect")(collect_command)
+    app.command("validate")(validate_command)
+    app.add_typer(repo_app, name="repo")
+
+
+def write_tasks(path: Path, tasks: list[Task]) -> None:
+    """SWE-bench-format JSONL: every reference field present, unset optional ones left out."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as fh:
+        for task in tasks:
+            row = task.model_dump(mode="json", exclude_none=True)
+            fh.write(json.dumps(row) + "\n")
+
+
+def print_table(table: P.PipelineTable, title: str) -> None:
+    view = Table(title=title, show_header=True)
+    view.add_column("stage")
+    view.add_column("count", justify="right")
+    for name, value in table.rows():
+        view.add_row(name, value)
+    console.print(view)
+
+
+@friendly_errors
+def collect_command(
+    repo: str = typer.Argument(..., help="A local clone or a repository URL (cloned into the cache)."),
+    since: str = typer.Option(None, "--since", help="Only commits after this date (git date syntax)."),
+    until: str = typer.Option(None, "--until", help="Only commits before this date."),
+    max_tasks: int = typer.Option(None, "--max", help="Stop after this many candidate tasks (newest first)."),
+    commits: bool = typer.Option(False, "--commits", help="Also take plain commits, not only merged PRs."),
+    output: Path = typer.Option(Path("tasks.candidates.jsonl"), "--output", "-o", help="JSONL of candidate tasks."),
+    test_paths: list[str] = typer.Option(None, "--test-paths", help="Globs that mark test files (replace the "
+                                         "default rules; repeat; '!glob' excludes)."),
+    name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
+    require_issue: bool = typer.Option(False, "--require-issue", help="Keep only PRs with a linked issue "
+                                       "(needs GITHUB_TOKEN and the API)."),
+    github_api: str = typer.Option(None, "--github-api", help="GitHub API base URL (default: "
+                                   "$ISSUEBENCH_GITHUB_API or the public API)."),
+    recipe: Path = typer.Option(None, "--recipe", help="Environment recipe (TOML, EnvSpec fields) for every task."),
+    no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
+) -> None:
+    """Mine candidate tasks (merged PRs, or commits) that change both tests and code."""
+    from issuebench.collect import CollectOptions, collect
+
+    opts = CollectOptions(since=since, until=until, max_tasks=max_tasks, include_commits=commits,
+                          test_paths=tuple(test_paths or ()), repo_name=name, require_issue=require_issue,
+                          github_api=github_api, recipe=recipe, run_setup=not no_setup)
+    result = collect(repo, opts)
+    write_tasks(output, result.tasks)
+    result.table.write(P.table_path_for(output))
+    print_table(result.table, f"collect {result.repo_name}")
+    console.print(f"{len(result.tasks)} candidate task(s) -> {output}")
+
+
+@friendly_errors
+def validate_command(
+    tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, or any dataset."),
+    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
+    repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per side; a test must agree in all of them."),
+    output: Path = typer.Option(Path("tasks.jsonl"), "--output", "-o", help="Validated tasks (SWE-bench JSONL)."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Tasks validated in parallel."),
+    recipe: Path = typer.Option(None, "--recipe", help="Environment recipe (TOML) for rows without `env`."),
+    recipes: Path = typer.Option(None, "--recipes", help="A folder of environment recipes (TOML)."),
+    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+) -> None:
+    """Run each task's tests before and after its gold patch; keep those with fail-to-pass tests."""
+    from issuebench.collect.mine import load_recipe
+    from issuebench.collect.validate import harness_runner, validate
+    from issuebench.datasets import load_tasks
+
+    if not tasks_file.exists():
+        raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`")
+    tasks = load_tasks(str(tasks_file))
+    spec = load_recipe(recipe) if recipe else None
+    with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
+        runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,
+                                          no_sandbox=no_sandbox, work_dir=Path(work))
+        prepared, unprepared = [], []
+        for task in tasks:
+            try:
+                prepared.append(with_env(task))
+            except Exception as exc:  # no recipe for this row: it is rejected, the rest go on
+                unprepared.append((task, str(exc)))
+
+        def report(verdict) -> None:
+            mark = "[green]kept[/]" if verdict.kept else f"[yellow]{verdict.reason}[/]"
+            extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
+                if verdict.kept else (f": {verdict.detail[:160]}" if verdict.detail else "")
+            console.print(f"{verdict.task.instance_id}: {mark}{extra}", highlight=False)
+
+        result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report)
+    table = result.table
+    for task, why in unprepared:
+        err_console.print(f"{task.instance_id}: [yellow]{P.INSTALL_FAILED}[/]: {why[:200]}", highlight=False)
+        table.reject(P.INSTALL_FAILED)
+    collected = P.table_path_for(tasks_file)
+    if collected.exists():  # continue the funnel that `collect` started
+        table = P.PipelineTable.from_dict(json.loads(collected.read_text())).merge(table)
+    write_tasks(output, result.kept)
+    rejected_path = output.with_name(output.name.rsplit(".", 1)[0] + ".rejected.jsonl")
+    with rejected_path.open("w") as fh:
+        for v in result.verdicts:
+            if not v.kept:
+                fh.write(json.dumps({"instance_id": v.task.instance_id, "reason": v.reason,
+                                     "detail": v.detail, "flaky": v.flaky, "broken": v.broken}) + "\n")
+        for task, why in unprepared:
+            fh.write(json.dumps({"instance_id": task.instance_id, "reason": P.INSTALL_FAILED,
+                                 "detail": why}) + "\n")
+    table.write(P.table_path_for(output))
+    print_table(table, "validate")
+    console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path})")
+
+
+@repo_app.command("from-pypi")
+@friendly_errors
+def from_pypi_command(
+    name: str = typer.Argument(..., help="Project name on the package index pip is configured for."),
+    max_releases: int = typer.Option(None, "--max-releases", help="Only the newest N final releases."),
+    output: Path = typer.Option(None, "--output", "-o", help="Repository folder (default: the clone cache, "
+                                "where eval and validate find it)."),
+) -> None:
+    """Build a git history with one dated, tagged commit per release, from the project's sdists."""
+    from issuebench.collect.pypi_history import build_pypi_history
+
+    path = build_pypi_history(name, output, max_releases=max_releases,
+                              progress=lambda line: console.print(f"  {line}", highlight=False))
+    console.print(f"repository: {path}")
+    console.print(f"next: issuebench collect {path} --commits")

@@ -8,7 +8,6 @@ nothing to validate, without a code change there is nothing to solve.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,38 +51,29 @@ def detect_candidate(commit: Commit, *, include_commits: bool = False) -> Candid
     return Candidate(commit, "commit", None) if include_commits else None
 
 
-def default_test_predicate() -> PathPredicate:
-    """The project's test-path rules (issuebench.patch), with a local copy until that module lands."""
-    try:
-        from issuebench.patch import is_test_path  # type: ignore[attr-defined]
-    except ImportError:
-        return _fallback_is_test_path
-    return is_test_path  # type: ignore[no-any-return]
+def test_predicate(globs: Sequence[str] = ()) -> PathPredicate:
+    """The project's test-path rules, or per-repository globs (--test-paths) that replace them.
+
+    A glob matches the whole path or any tail of it ("test_*.py" matches "pkg/test_a.py");
+    a glob starting with "!" excludes (it wins over everything).
+    """
+    from issuebench.patch import TestPathRules, is_test_path
+
+    if not globs:
+        return is_test_path
+    include = tuple(g for g in globs if not g.startswith("!"))
+    exclude = tuple(g[1:] for g in globs if g.startswith("!"))
+    rules = TestPathRules(dirs=(), file_globs=(), include=_with_tails(include),
+                          exclude=_with_tails(exclude))
+    return lambda path: is_test_path(path, rules)
 
 
-_TEST_DIRS = {"test", "tests", "testing"}
-
-
-def _fallback_is_test_path(path: str) -> bool:
-    # Component-based on purpose: a substring rule ("test" in path) would call src/_pytest/ and
-    # docs/latest/ tests.
-    parts = path.split("/")
-    name = parts[-1]
-    if any(part in _TEST_DIRS for part in parts[:-1]):
-        return True
-    return name == "conftest.py" or (name.startswith("test_") and name.endswith(".py")) or \
-        name.endswith("_test.py")
-
-
-def glob_test_predicate(globs: Sequence[str]) -> PathPredicate:
-    """Per-repository rules from --test-paths: a path is a test when it matches any glob."""
-    patterns = [g.rstrip("/") + "/*" if g.endswith("/") else g for g in globs]
-
-    def is_test(path: str) -> bool:
-        return any(fnmatch.fnmatchcase(path, pat) or fnmatch.fnmatchcase(path, f"*/{pat}")
-                   for pat in patterns)
-
-    return is_test
+def _with_tails(globs: Sequence[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for glob in globs:
+        glob = glob.rstrip("/") + "/*" if glob.endswith("/") else glob
+        out += [glob] if glob.startswith(("*", "/")) else [glob, f"*/{glob}"]
+    return tuple(out)
 
 
 def changes_tests_and_code(files: Sequence[str], is_test: PathPredicate) -> tuple[bool, bool]:

@@ -16,10 +16,9 @@ from issuebench.collect import pipeline as P
 from issuebench.collect.candidates import (
     Candidate,
     changes_tests_and_code,
-    default_test_predicate,
     detect_candidate,
-    glob_test_predicate,
     split_diff,
+    test_predicate,
 )
 from issuebench.collect.history import branch_commits_dates, commit_diff, git, walk_history
 from issuebench.collect.statements import (
@@ -89,14 +88,22 @@ def resolve_repo(repo: str) -> Path:
 
 
 def repo_slug(repo_dir: Path, override: str | None = None) -> str:
-    """owner/name from --name, else the origin remote, else local/<directory name>."""
+    """owner/name from --name, the name recorded in the clone, its origin, or its folder."""
     if override:
         if override.count("/") != 1:
             raise InputError(None, f"repository name {override!r} is not owner/name", field="name")
         return override
+    # `repo from-pypi` records the name it chose; a clone knows its origin; a folder named
+    # owner__name (the layout --repos DIR uses) says it by its name.
+    recorded = git(repo_dir, "config", "--get", "issuebench.repo", check=False).strip()
+    if recorded.count("/") == 1:
+        return recorded
     url = git(repo_dir, "config", "--get", "remote.origin.url", check=False).strip()
     if url and (match := _SLUG_FROM_URL.search(url)):
         return f"{match.group(1)}/{match.group(2)}"
+    owner, sep, name = repo_dir.name.partition("__")
+    if sep and owner and name:
+        return f"{owner}/{name}"
     return f"local/{repo_dir.name}"
 
 
@@ -124,7 +131,7 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     opts = options or CollectOptions()
     repo_dir = resolve_repo(str(repo))
     name = repo_slug(repo_dir, opts.repo_name)
-    is_test = glob_test_predicate(opts.test_paths) if opts.test_paths else default_test_predicate()
+    is_test = test_predicate(opts.test_paths)
     client = GitHubClient.from_env(opts.github_api)
     table = P.PipelineTable()
     tasks: list[Task] = []

@@ -1,0 +1,170 @@
+"""`repo from-pypi`: a git history with one commit per release, made from a project's sdists.
+
+Many projects ship their tests in the sdist, so consecutive releases form real (code change,
+test change) pairs, and the whole collect -> validate -> eval pipeline can run on real code where
+only the package index is reachable. Each commit is dated at its release (the newest mtime among
+the sdist's members, which the build tool stamps at release time) and tagged v<version>.
+Packages are fetched with pip, so pip's configured index (and its proxy/cert settings) is used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from issuebench import config
+from issuebench.collect.history import git
+from issuebench.errors import IssuebenchError
+
+# Files a build tool writes into an sdist; they change with every release and are no one's code.
+_GENERATED = re.compile(r"(^|/)(PKG-INFO|[^/]+\.egg-info(/.*)?)$")
+_AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
+
+
+@dataclass
+class Release:
+    version: str
+    sdist: Path
+    date: datetime
+
+
+def index_versions(name: str) -> list[str]:
+    """Final releases known to pip's index, oldest first."""
+    proc = _pip("index", "versions", name)
+    match = _AVAILABLE.search(proc.stdout)
+    if proc.returncode != 0 or not match:
+        raise IssuebenchError(f"the package index lists no versions of {name!r}: "
+                              f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}",
+                              hint="check the project name and that pip can reach its index")
+    versions = []
+    for text in match.group(1).split(","):
+        try:
+            version = Version(text.strip())
+        except InvalidVersion:
+            continue
+        if not (version.is_prerelease or version.is_devrelease):
+            versions.append(version)
+    return [str(v) for v in sorted(set(versions))]
+
+
+def download_sdist(name: str, version: str, dest: Path) -> Path | None:
+    """The sdist of one release, or None when that release has none."""
+    dest.mkdir(parents=True, exist_ok=True)
+    before = set(dest.iterdir())
+    proc = _pip("download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
+                f"{name}=={version}", "-d", str(dest))
+    new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
+    if proc.returncode != 0 or not new:
+        # --no-build-isolation fails for sdists needing build tools we lack: retry isolated.
+        proc = _pip("download", "--no-deps", "--no-binary", ":all:", f"{name}=={version}",
+                    "-d", str(dest))
+        new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
+    return new[0] if new else None
+
+
+def _pip(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
+                          env=env, check=False, timeout=900)
+
+
+def _is_archive(path: Path) -> bool:
+    return path.name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip"))
+
+
+def sdist_date(sdist: Path) -> datetime:
+    """The release date: the newest mtime among the archive's members."""
+    if sdist.name.endswith(".zip"):
+        with zipfile.ZipFile(sdist) as zf:
+            stamps = [datetime(*info.date_time, tzinfo=timezone.utc) for info in zf.infolist()]
+    else:
+        with tarfile.open(sdist) as tf:
+            stamps = [datetime.fromtimestamp(m.mtime, tz=timezone.utc) for m in tf.getmembers()]
+    if not stamps:
+        raise IssuebenchError(f"{sdist.name} is an empty archive", hint="skip this release")
+    return max(stamps)
+
+
+def extract_sdist(sdist: Path, dest: Path) -> Path:
+    """Unpack and return the project root (the archive's single top directory)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    if sdist.name.endswith(".zip"):
+        with zipfile.ZipFile(sdist) as zf:
+            for info in zf.infolist():
+                if info.filename.startswith("/") or ".." in Path(info.filename).parts:
+                    raise IssuebenchError(f"{sdist.name}: unsafe member {info.filename!r}")
+            zf.extractall(dest)
+    else:
+        with tarfile.open(sdist) as tf:
+            tf.extractall(dest, filter="data")
+    tops = list(dest.iterdir())
+    return tops[0] if len(tops) == 1 and tops[0].is_dir() else dest
+
+
+def build_pypi_history(name: str, output: Path | None = None, *, max_releases: int | None = None,
+                       progress: Callable[[str], None] | None = None) -> Path:
+    """Make (or extend) a repository at output with one dated, tagged commit per release."""
+    dest = output or config.repos_cache_dir() / f"pypi__{_canonical(name)}"
+    versions = index_versions(name)
+    if max_releases:
+        versions = versions[-max_releases:]
+    if not (dest / ".git").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        git(dest, "init", "--quiet", "--initial-branch=main")
+        git(dest, "config", "issuebench.repo", f"pypi/{_canonical(name)}")
+    done = set(git(dest, "tag", "--list", "v*").split())
+    with tempfile.TemporaryDirectory(prefix="from-pypi-") as tmp:
+        for version in versions:
+            if f"v{version}" in done:
+                continue
+            sdist = download_sdist(name, version, Path(tmp) / "dl")
+            if sdist is None:
+                if progress:
+                    progress(f"{version}: no sdist, skipped")
+                continue
+            _commit_release(dest, name, Release(version, sdist, sdist_date(sdist)), Path(tmp))
+            if progress:
+                progress(f"{version}: committed")
+    if not git(dest, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
+        raise IssuebenchError(f"no release of {name!r} has an sdist", hint="pick another project")
+    return dest
+
+
+def _commit_release(repo: Path, name: str, release: Release, tmp: Path) -> None:
+    unpack = tmp / f"x-{release.version}"
+    root = extract_sdist(release.sdist, unpack)
+    for entry in repo.iterdir():
+        if entry.name != ".git":
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    for entry in root.iterdir():
+        shutil.move(str(entry), repo / entry.name)
+    shutil.rmtree(unpack, ignore_errors=True)
+    for path in sorted(repo.rglob("*"), reverse=True):
+        rel = path.relative_to(repo).as_posix()
+        if not rel.startswith(".git/") and rel != ".git" and _GENERATED.search(rel):
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+    stamp = release.date.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp,
+           "GIT_AUTHOR_NAME": f"{name} release", "GIT_AUTHOR_EMAIL": "release@localhost",
+           "GIT_COMMITTER_NAME": "issuebench", "GIT_COMMITTER_EMAIL": "issuebench@localhost"}
+    subprocess.run(["git", "add", "-A", "-f", "."], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "--quiet", "--allow-empty", "-m", f"{name} {release.version}"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    subprocess.run(["git", "tag", f"v{release.version}"], cwd=repo, env=env, check=True,
+                   capture_output=True)
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()

@@ -1,0 +1,214 @@
+"""Execution validation: keep a candidate only when its gold patch turns tests from failing to passing.
+
+For each task the tests named by the test patch run with the test patch alone ("before") and with
+test patch + gold ("after"), each `repeats` times, through the harness (same sandbox, same
+environments as `eval`, so a kept task is gradable as is).
+
+  FAIL_TO_PASS: fails (FAILED, ERROR or missing) in every before-run, PASSED in every after-run.
+  PASS_TO_PASS: PASSED in every run.
+  A test whose outcome changes between runs of the same side is flaky: dropped and counted.
+  A test PASSED in every before-run and failing in every after-run means the gold breaks tests.
+A task is kept with >= 1 FAIL_TO_PASS test and no test broken by the gold; otherwise it is
+rejected with one reason from pipeline.py's vocabulary.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from issuebench.collect import pipeline as P
+from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
+
+PASS, FAIL, OTHER = "pass", "fail", "other"
+
+
+class TestRunLike(Protocol):
+    status: InstanceStatus
+    reason: str
+    status_map: TestStatusMap
+    patch_status: PatchStatus | None
+    durations: dict[str, float]
+
+
+# (task, model patch or None) -> the harness's TestRun
+Runner = Callable[[Task, str | None], TestRunLike]
+
+
+@dataclass
+class Verdict:
+    task: Task
+    kept: bool
+    reason: str = ""
+    detail: str = ""
+    flaky: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+    set_up: bool = False     # the environment was built and the tests ran at least once
+    validated: bool = False  # every run completed, so the lists are meaningful
+    runs: int = 0
+    test_seconds: float = 0.0
+    seconds: float = 0.0
+
+
+def outcome(status: TestStatus | None) -> str:
+    if status is None or status in (TestStatus.FAILED, TestStatus.ERROR):
+        return FAIL  # missing counts as failing: a test that cannot even be collected fails
+    return PASS if status is TestStatus.PASSED else OTHER
+
+
+def classify(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[str, list[str]]:
+    """F2P / P2P / flaky / broken (P2F) test ids from repeated runs on each side."""
+    names = sorted({name for run in (*before, *after) for name in run})
+    result: dict[str, list[str]] = {"FAIL_TO_PASS": [], "PASS_TO_PASS": [], "flaky": [], "broken": []}
+    for name in names:
+        pre = {outcome(run.get(name)) for run in before}
+        post = {outcome(run.get(name)) for run in after}
+        if OTHER in pre or OTHER in post:
+            continue  # skipped / xfail somewhere: says nothing about the fix
+        if len(pre) > 1 or len(post) > 1:
+            result["flaky"].append(name)
+        elif post == {PASS}:
+            result["FAIL_TO_PASS" if pre == {FAIL} else "PASS_TO_PASS"].append(name)
+        elif pre == {PASS}:
+            result["broken"].append(name)
+    return result
+
+
+def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
+    """The rejection reason when a run did not produce test results worth reading."""
+    status = run.status
+    if status in (InstanceStatus.RESOLVED, InstanceStatus.UNRESOLVED):
+        return None
+    if status is InstanceStatus.ENV_FAILED:
+        return P.INSTALL_FAILED, run.reason
+    if status is InstanceStatus.TIMEOUT:
+        return P.TIMEOUT, run.reason
+    if gold and status in (InstanceStatus.APPLY_FAILED, InstanceStatus.INVALID_PATCH):
+        return P.GOLD_DOES_NOT_APPLY, run.reason
+    if "test patch does not apply" in (run.reason or ""):
+        return P.TEST_PATCH_DOES_NOT_APPLY, run.reason
+    if status is InstanceStatus.LOG_UNPARSEABLE and not gold:
+        return None  # before the fix the test module may not even import: every test fails
+    return P.RUN_FAILED, f"{status.value}: {run.reason}"
+
+
+def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
+    """Re-validate one task from scratch (existing FAIL_TO_PASS / PASS_TO_PASS are ignored)."""
+    start = time.monotonic()
+    task = task.model_copy(update={"FAIL_TO_PASS": [], "PASS_TO_PASS": []})
+    verdict = Verdict(task, kept=False)
+    if not task.test_patch.strip():
+        verdict.reason = P.NO_TEST_CHANGE
+        return verdict
+    if not task.patch.strip():
+        verdict.reason = P.NO_CODE_CHANGE
+        return verdict
+    before: list[TestStatusMap] = []
+    after: list[TestStatusMap] = []
+    for attempt in range(max(1, repeats)):
+        for gold, maps in ((False, before), (True, after)):
+            run = runner(task, task.patch if gold else None)
+            verdict.runs += 1
+            verdict.test_seconds += run.durations.get("tests", 0.0)
+            failure = _run_failure(run, gold)
+            if failure is None or failure[0] != P.INSTALL_FAILED:
+                verdict.set_up = True
+            if failure:
+                verdict.reason, verdict.detail = failure
+                verdict.seconds = time.monotonic() - start
+                return verdict
+            maps.append(dict(run.status_map))
+        if attempt == 0 and not classify(before, after)["FAIL_TO_PASS"]:
+            break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
+    verdict.validated = True
+    lists = classify(before, after)
+    verdict.flaky, verdict.broken = lists["flaky"], lists["broken"]
+    task.FAIL_TO_PASS, task.PASS_TO_PASS = lists["FAIL_TO_PASS"], lists["PASS_TO_PASS"]
+    if not task.FAIL_TO_PASS:
+        verdict.reason = P.NO_FAIL_TO_PASS
+        if lists["flaky"]:
+            verdict.detail = f"{len(lists['flaky'])} flaky test(s) dropped"
+    elif verdict.broken:
+        verdict.reason = P.GOLD_BREAKS_TESTS
+        verdict.detail = ", ".join(verdict.broken[:5])
+    else:
+        verdict.kept = True
+    verdict.seconds = time.monotonic() - start
+    return verdict
+
+
+@dataclass
+class ValidateResult:
+    verdicts: list[Verdict]
+    table: P.PipelineTable
+
+    @property
+    def kept(self) -> list[Task]:
+        return [v.task for v in self.verdicts if v.kept]
+
+
+def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers: int = 1,
+             on_verdict: Callable[[Verdict], None] | None = None) -> ValidateResult:
+    """Validate many tasks (in parallel with `workers` threads: the work is in subprocesses)."""
+    tasks = list(tasks)
+
+    def one(task: Task) -> Verdict:
+        try:
+            verdict = validate_task(task, runner, repeats)
+        except Exception as exc:  # one bad task never stops the run
+            verdict = Verdict(task, kept=False, reason=P.RUN_FAILED,
+                              detail=f"{type(exc).__name__}: {exc}")
+        if on_verdict:
+            on_verdict(verdict)
+        return verdict
+
+    if workers > 1 and len(tasks) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            verdicts = list(pool.map(one, tasks))
+    else:
+        verdicts = [one(task) for task in tasks]
+    return ValidateResult(verdicts, tally(verdicts))
+
+
+def tally(verdicts: Iterable[Verdict]) -> P.PipelineTable:
+    table = P.PipelineTable()
+    for verdict in verdicts:
+        table.add("set up", int(verdict.set_up))
+        table.add("validated", int(verdict.validated))
+        table.add("kept", int(verdict.kept))
+        table.flaky_tests += len(verdict.flaky)
+        if not verdict.kept:
+            table.reject(verdict.reason)
+    return table
+
+
+def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
+                   recipes_dir: Path | None = None, timeout: float = 1800.0,
+                   no_sandbox: bool = False, work_dir: Path) -> tuple[Runner, Callable[[Task], Task]]:
+    """A runner over the lead's harness, and a function that embeds each task's recipe (`env`).
+
+    The spec is resolved once per task (row `env` > --recipe > recipes) and passed to every run,
+    so all repeats of a task use the same environment.
+    """
+    from issuebench.envs import resolve_spec
+    from issuebench.harness import build_context, run_tests
+
+    ctx = build_context(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
+                        recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False)
+
+    def with_env(task: Task) -> Task:
+        if task.env is None and recipe is not None:
+            task = task.model_copy(update={"env": recipe})
+        if task.env is None:
+            task = task.model_copy(update={"env": resolve_spec(task, recipes_dir=recipes_dir)})
+        return task
+
+    def run(task: Task, model_patch: str | None) -> TestRunLike:
+        return run_tests(task, model_patch, ctx, spec=resolve_spec(task, recipes_dir=recipes_dir),
+                         apply_test_patch=True)
+
+    return run, with_env
