@@ -1,0 +1,404 @@
+"""Build one uv virtual environment per EnvSpec hash, once, and hand it out to every instance.
+
+Steps of a build (each logged to <env>/build.log):
+1. find the interpreter (interpreters.find_python), `uv venv [--seed]` with the cutoff date;
+2. `uv pip install` the spec's packages and requirement files, resolution limited to releases
+   before `exclude_newer`, except explicit `==` pins and `exclude_newer_exempt` (a pin must win
+   over the date: the reference pins releases that postdate some tasks);
+3. the spec's pre_install and install commands, inside the sandbox with the network on, the venv
+   writable and the workspace at TESTBED_PATH, so an editable install points at TESTBED_PATH and
+   every instance later mounts its own workspace there. As in the reference's images, what these
+   commands change in the tree (a `sed` on setup.py, `*.egg-info`, in-place extensions) belongs to
+   the environment: the harness carries it to every workspace of the env (harness/overlay.py);
+4. the manifest env.json, written last: an env without it is not built.
+A failed build leaves <hash>.failed.json; later instances fail fast with its reason until
+`--rebuild` or `issuebench envs prune --failed`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from issuebench import config
+from issuebench.envs import cache
+from issuebench.envs.conda import requirements_from_conda_env
+from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
+from issuebench.errors import IssuebenchError, MissingSystemPiece
+from issuebench.models import EnvSpec
+
+# Far enough in the future that an exempt package is never cut off.
+_NO_CUTOFF = "2100-01-01T00:00:00Z"
+_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*[^\s;,]+\s*(;.*)?$")
+# Local editable lines in requirement files would install the throw-away build copy: dropped, since
+# the spec's install commands install the project at TESTBED_PATH.
+_LOCAL_EDITABLE = re.compile(r"^\s*(-e|--editable)\s+(\.|file:|\./)|^\s*\.\s*$")
+INSTALL_TIMEOUT = 3600.0
+
+
+class EnvBuildError(IssuebenchError):
+    """The environment could not be built; `reason` is what the instance's status should say."""
+
+    def __init__(self, env_hash: str, reason: str, *, hint: str | None = None) -> None:
+        super().__init__(f"environment {env_hash} failed to build: {reason}",
+                         hint=hint or "fix the recipe, then rerun with --rebuild "
+                                      "(or `issuebench envs prune --failed`)")
+        self.env_hash = env_hash
+        self.reason = reason
+
+
+@dataclass
+class Env:
+    path: Path
+    spec: EnvSpec
+    env_hash: str
+    python_version: str
+    python_prefix: Path | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    def binds(self) -> list[Any]:
+        """Read-only binds the sandbox needs: the venv and the interpreter installation it links to."""
+        from issuebench.sandbox.types import Bind
+
+        binds = [Bind(self.path)]
+        if self.python_prefix is not None and not _is_under(self.path, self.python_prefix):
+            binds.append(Bind(self.python_prefix))
+        return binds
+
+    def run_env(self) -> dict[str, str]:
+        env = {
+            "PATH": f"{self.path / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+            "VIRTUAL_ENV": str(self.path),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update(self.spec.env_vars)
+        return env
+
+
+def _is_under(prefix: Path, path: Path) -> bool:
+    try:
+        path.relative_to(prefix)
+        return True
+    except ValueError:
+        return False
+
+
+def pinned_names(packages: Sequence[str]) -> list[str]:
+    """Names of packages given as exact pins (`name==1.2`), which the date cutoff must not block."""
+    names = []
+    for spec in packages:
+        match = _PIN.match(spec.strip().strip("'\""))
+        if match:
+            names.append(match.group(1))
+    return names
+
+
+def exclude_newer_args(spec: EnvSpec) -> list[str]:
+    if not spec.exclude_newer:
+        return []
+    args = ["--exclude-newer", spec.exclude_newer]
+    exempt = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
+    for name in exempt:
+        args += ["--exclude-newer-package", f"{name}={_NO_CUTOFF}"]
+    return args
+
+
+def _uv() -> str:
+    exe = _uv_bin()
+    if not exe:
+        raise MissingSystemPiece("uv is not installed", hint="pip install uv (it is a dependency of issuebench)")
+    return exe
+
+
+class _BuildLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def write(self, text: str) -> None:
+        self._handle.write(text if text.endswith("\n") else text + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+class _StepFailed(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class EnvBuilder:
+    def __init__(self, cache_dir: Path | None = None, sandbox: Any | None = None,
+                 python_fallback: str = "error", offline: bool = False, rebuild: bool = False) -> None:
+        self._cache_dir = cache_dir
+        self._sandbox = sandbox
+        self.python_fallback = python_fallback
+        self.offline = offline
+        self.rebuild = rebuild
+        self._rebuilt: set[str] = set()
+        self._rebuilt_lock = threading.Lock()
+
+    @property
+    def root(self) -> Path:
+        root = self._cache_dir if self._cache_dir is not None else config.envs_dir()
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    @property
+    def sandbox(self) -> Any:
+        if self._sandbox is None:
+            from issuebench.sandbox import get_sandbox
+
+            self._sandbox = get_sandbox()
+        return self._sandbox
+
+    # -- the public entry point -------------------------------------------------------------
+
+    def ensure(self, spec: EnvSpec, workspace: Path) -> Env:
+        """The built env for `spec`, building it first if needed (once per hash, under a lock)."""
+        env_hash = spec.env_hash()
+        root = self.root
+        if not self._wants_rebuild(env_hash):
+            env = self._load(spec, env_hash)
+            if env is not None:
+                return env
+            self._raise_if_failed(env_hash)
+        with cache.hash_lock(root, env_hash):
+            if self._claim_rebuild(env_hash):
+                cache.remove_env(root, env_hash)
+            else:
+                env = self._load(spec, env_hash)
+                if env is not None:
+                    return env
+                self._raise_if_failed(env_hash)
+            return self._build(spec, env_hash, Path(workspace))
+
+    # -- cache state ------------------------------------------------------------------------
+
+    def _wants_rebuild(self, env_hash: str) -> bool:
+        with self._rebuilt_lock:
+            return self.rebuild and env_hash not in self._rebuilt
+
+    def _claim_rebuild(self, env_hash: str) -> bool:
+        with self._rebuilt_lock:
+            if self.rebuild and env_hash not in self._rebuilt:
+                self._rebuilt.add(env_hash)
+                return True
+            return False
+
+    def _load(self, spec: EnvSpec, env_hash: str) -> Env | None:
+        manifest = cache.read_manifest(self.root, env_hash)
+        if manifest is None:
+            return None
+        cache.touch_last_used(self.root, env_hash)
+        prefix = manifest.get("python_prefix")
+        return Env(path=cache.env_path(self.root, env_hash), spec=spec, env_hash=env_hash,
+                   python_version=manifest.get("python_version", ""),
+                   python_prefix=Path(prefix) if prefix else None, manifest=manifest)
+
+    def _raise_if_failed(self, env_hash: str) -> None:
+        failure = cache.read_failure(self.root, env_hash)
+        if failure is not None:
+            raise EnvBuildError(env_hash, f"{failure.get('reason', 'unknown')} (recorded {failure.get('time', '?')})")
+
+    # -- the build --------------------------------------------------------------------------
+
+    def _build(self, spec: EnvSpec, env_hash: str, workspace: Path) -> Env:
+        root = self.root
+        try:
+            python = find_python(spec.python, self.python_fallback)
+        except MissingSystemPiece as exc:
+            # Not recorded as a failed build: installing the interpreter fixes it without --rebuild.
+            raise EnvBuildError(env_hash, exc.message, hint=exc.hint) from exc
+        path = cache.env_path(root, env_hash)
+        shutil.rmtree(path, ignore_errors=True)   # an incomplete earlier attempt
+        cache.clear_failure(root, env_hash)
+        log = _BuildLog(path / cache.BUILD_LOG)
+        started = time.time()
+        log.write(f"# issuebench env {env_hash}: python {python.version} ({python.path}), "
+                  f"exclude_newer={spec.exclude_newer}")
+        try:
+            self._steps(spec, python, path, workspace, log)
+        except _StepFailed as exc:
+            log.close()
+            cache.record_failure(root, env_hash, exc.reason, log.tail(), spec.model_dump(mode="json"))
+            # Keep the log beside the failure record; drop the half-built venv.
+            failed_log = root / f"{env_hash}.failed.log"
+            shutil.copyfile(path / cache.BUILD_LOG, failed_log)
+            shutil.rmtree(path, ignore_errors=True)
+            raise EnvBuildError(env_hash, exc.reason) from None
+        log.close()
+        manifest = {
+            "env_hash": env_hash,
+            "spec": spec.model_dump(mode="json"),
+            "python_requested": spec.python,
+            "python_version": python.version,
+            "python_path": str(python.path),
+            "python_prefix": str(python.prefix) if python.prefix else None,
+            "python_fell_back": python.fell_back,
+            "exclude_newer": spec.exclude_newer,
+            "exclude_newer_exempt": list(dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])),
+            "installed": self._freeze(path),
+            "uv": _uv_version(),
+            "build_seconds": round(time.time() - started, 3),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        cache.write_json_atomic(path / cache.MANIFEST, manifest)
+        cache.touch_last_used(root, env_hash)
+        env = self._load(spec, env_hash)
+        assert env is not None
+        return env
+
+    def _uv_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PYTHON", "PYTHONPATH")}
+        # Keep uv's one shared package cache: files are hard-linked into every env, so N envs that
+        # share packages cost the disk of one copy.
+        env.setdefault("UV_LINK_MODE", "hardlink")
+        env["UV_PYTHON_DOWNLOADS"] = "never"
+        if self.offline:
+            env["UV_OFFLINE"] = "1"
+        return env
+
+    def _run_host(self, argv: list[str], log: _BuildLog, what: str, cwd: Path | None = None) -> None:
+        log.write("$ " + " ".join(argv))
+        try:
+            proc = subprocess.run(argv, cwd=cwd, env=self._uv_env(), capture_output=True, text=True,
+                                  timeout=INSTALL_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise _StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
+        log.write(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            raise _StepFailed(f"{what}: {_last_error_line(proc.stderr or proc.stdout)}")
+
+    def _steps(self, spec: EnvSpec, python: PythonInfo, path: Path, workspace: Path, log: _BuildLog) -> None:
+        uv = _uv()
+        date_args = exclude_newer_args(spec)
+        venv_cmd = [uv, "venv", str(path), "--python", str(python.path), "--allow-existing"]
+        if spec.seed_pip:
+            venv_cmd.append("--seed")
+        if spec.exclude_newer:
+            venv_cmd += ["--exclude-newer", spec.exclude_newer]   # era-appropriate pip/setuptools
+        self._run_host(venv_cmd, log, "creating the venv")
+        with tempfile.TemporaryDirectory(prefix="issuebench-reqs-") as tmp:
+            self._install_packages(uv, spec, path, workspace, date_args, log, Path(tmp))
+        commands = [*spec.pre_install, *spec.install]
+        if commands:
+            self._run_sandboxed(spec, path, workspace, commands, log, python)
+
+    def _install_packages(self, uv: str, spec: EnvSpec, venv: Path, workspace: Path,
+                          date_args: list[str], log: _BuildLog, scratch: Path) -> None:
+        reqs: list[str] = []
+        for rel in spec.requirements_files:
+            source = workspace / rel
+            if not source.is_file():
+                log.write(f"# requirements file {rel} is not in the repository at this commit: skipped")
+                continue
+            reqs += ["-r", str(_usable_requirements(source, log, scratch))]
+        packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
+        if not packages and not reqs:
+            return
+        argv = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args, *reqs, *packages]
+        self._run_host(argv, log, "installing packages", cwd=workspace)
+
+    def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, commands: list[str],
+                       log: _BuildLog, python: PythonInfo) -> None:
+        from issuebench.sandbox.types import Bind, Limits
+
+        env = Env(venv, spec, spec.env_hash(), python.version, python.prefix)
+        run_env = env.run_env()
+        run_env.update({"PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                        "PIP_NO_INPUT": "1"})
+        if spec.exclude_newer:
+            # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
+            run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
+            run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
+        binds = [Bind(venv, writable=True)]
+        if python.prefix is not None:
+            binds.append(Bind(python.prefix))
+        limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
+        for command in commands:
+            log.write(f"$ (sandbox, network={not self.offline}) {command}")
+            result = self.sandbox.run(["bash", "-c", command], workspace=workspace, binds=binds,
+                                      env=run_env, limits=limits, network=not self.offline,
+                                      cwd=config.TESTBED_PATH)
+            log.write(result.output)
+            if result.status != "ok" or result.returncode != 0:
+                detail = result.reason or _last_error_line(result.output)
+                raise _StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
+
+    def _freeze(self, venv: Path) -> list[str]:
+        try:
+            proc = subprocess.run([_uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")],
+                                  capture_output=True, text=True, timeout=120, env=self._uv_env())
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        return proc.stdout.splitlines() if proc.returncode == 0 else []
+
+
+def _uv_version() -> str:
+    try:
+        return subprocess.run([_uv(), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired, IssuebenchError):
+        return ""
+
+
+def _last_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
+            return line[:400]
+    return lines[-1][:400] if lines else "no output"
+
+
+_INCLUDE = re.compile(r"^\s*(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)\s*$")
+
+
+def _usable_requirements(source: Path, log: _BuildLog, scratch: Path, _depth: int = 0) -> Path:
+    """A copy of a requirements file uv can use, written to `scratch` (never into the workspace):
+    conda env files translated, local editables dropped, nested -r/-c files handled the same way."""
+    if source.suffix in (".yml", ".yaml"):
+        lines, skipped = requirements_from_conda_env(source.read_text(encoding="utf-8"))
+        if skipped:
+            log.write(f"# {source.name}: conda-only entries not installed: {', '.join(skipped)}")
+    else:
+        lines = []
+        for line in source.read_text(encoding="utf-8", errors="replace").splitlines():
+            if _LOCAL_EDITABLE.match(line):
+                log.write(f"# {source.name}: dropped `{line.strip()}` (the install step installs the project)")
+                continue
+            include = _INCLUDE.match(line)
+            if include and _depth < 5:
+                nested = (source.parent / include.group(2)).resolve()
+                if nested.is_file():
+                    line = f"{include.group(1)} {_usable_requirements(nested, log, scratch, _depth + 1)}"
+            elif line.strip() and not line.lstrip().startswith(("-", "#")) and "/" in line.split(";")[0]:
+                # A relative local path requirement: make it absolute, since the copy lives elsewhere.
+                candidate = (source.parent / line.strip()).resolve()
+                if candidate.exists():
+                    line = str(candidate)
+            lines.append(line)
+    out = scratch / f"{len(list(scratch.iterdir()))}-{source.name}.txt"
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out

@@ -1,0 +1,192 @@
+"""EnvBuilder: one build per spec hash, manifests, failure records, rebuilds, parallel callers.
+
+Specs here install nothing from the index (no packages), so each build is a bare `uv venv` and the
+tests take well under a second each; install commands go through a recording fake sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from issuebench.envs import EnvBuilder, EnvBuildError, exclude_newer_args, find_python, pinned_names
+from issuebench.envs import cache as env_cache
+from issuebench.models import EnvSpec
+from issuebench.sandbox.types import RunResult
+
+
+class RecordingSandbox:
+    """Runs commands directly in the workspace (no isolation) and records every call."""
+
+    name = "fake"
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.calls: list[dict] = []
+        self.fail_on = fail_on
+        self.lock = threading.Lock()
+
+    def run(self, argv, *, workspace, binds=(), env=None, limits=None, network=False, cwd="/tmp/testbed",
+            output_path=None):
+        with self.lock:
+            self.calls.append({"argv": argv, "workspace": workspace, "binds": list(binds), "env": dict(env or {}),
+                               "network": network, "cwd": cwd})
+        if self.fail_on and self.fail_on in argv[-1]:
+            return RunResult(returncode=1, output="ERROR: could not build wheels for thing", status="ok",
+                             reason="", duration=0.0)
+        proc = subprocess.run(argv, cwd=workspace, env={**env, "HOME": str(workspace)}, capture_output=True,
+                              text=True)
+        return RunResult(returncode=proc.returncode, output=proc.stdout + proc.stderr, status="ok", reason="",
+                         duration=0.0)
+
+
+def _python_version() -> str:
+    return find_python("3.11", "nearest").minor
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "marker.txt").write_text("x")
+    return ws
+
+
+def _spec(**kw) -> EnvSpec:
+    base = {"python": _python_version(), "seed_pip": False}
+    base.update(kw)
+    return EnvSpec(**base)
+
+
+def test_builds_once_and_records_manifest(home, workspace):
+    sandbox = RecordingSandbox()
+    builder = EnvBuilder(sandbox=sandbox)
+    spec = _spec(install=["echo installed > $VIRTUAL_ENV/installed.txt"], exclude_newer="2021-05-13T14:13:38Z")
+    env = builder.ensure(spec, workspace)
+    assert env.path.parent == home / "envs"
+    assert env.env_hash == spec.env_hash()
+    assert (env.path / "bin" / "python").exists()
+    assert (env.path / "installed.txt").read_text().strip() == "installed"
+    manifest = json.loads((env.path / "env.json").read_text())
+    assert manifest["exclude_newer"] == "2021-05-13T14:13:38Z"
+    assert manifest["python_version"].startswith(spec.python)
+    assert manifest["python_fell_back"] is False
+    # The install ran sandboxed, networked, venv writable, at the fixed testbed path.
+    (call,) = sandbox.calls
+    assert call["network"] is True and call["cwd"] == "/tmp/testbed"
+    assert any(b.src == env.path and b.writable for b in call["binds"])
+    assert call["env"]["UV_EXCLUDE_NEWER"] == "2021-05-13T14:13:38Z"
+    # Second ensure: no rebuild, same env.
+    again = EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
+    assert again.path == env.path and len(sandbox.calls) == 1
+
+
+def test_run_env_and_binds_expose_venv_and_interpreter(home, workspace):
+    env = EnvBuilder(sandbox=RecordingSandbox()).ensure(_spec(env_vars={"LANG": "C.UTF-8"}), workspace)
+    run_env = env.run_env()
+    assert run_env["PATH"].split(":")[0] == str(env.path / "bin")
+    assert run_env["VIRTUAL_ENV"] == str(env.path) and run_env["LANG"] == "C.UTF-8"
+    srcs = [b.src for b in env.binds()]
+    assert env.path in srcs
+    assert all(not b.writable for b in env.binds())
+    # The venv's python resolves into a bound prefix, so it runs where $HOME is hidden.
+    real = (env.path / "bin" / "python").resolve()
+    assert any(str(real).startswith(str(s)) for s in srcs)
+
+
+def test_failed_build_is_recorded_and_fails_fast(home, workspace):
+    sandbox = RecordingSandbox(fail_on="setup.py")
+    spec = _spec(install=["python setup.py develop"])
+    with pytest.raises(EnvBuildError) as first:
+        EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
+    assert "could not build wheels" in first.value.reason
+    root = home / "envs"
+    assert (root / f"{spec.env_hash()}.failed.json").exists()
+    assert not (root / spec.env_hash()).exists()
+    # A later builder fails fast with the recorded reason and runs nothing.
+    with pytest.raises(EnvBuildError) as second:
+        EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
+    assert "could not build wheels" in second.value.reason
+    assert len(sandbox.calls) == 1
+
+
+def test_rebuild_clears_failure_then_builds(home, workspace):
+    spec = _spec(install=["true"])
+    with pytest.raises(EnvBuildError):
+        EnvBuilder(sandbox=RecordingSandbox(fail_on="true")).ensure(spec, workspace)
+    sandbox = RecordingSandbox()
+    env = EnvBuilder(sandbox=sandbox, rebuild=True).ensure(spec, workspace)
+    assert (env.path / "env.json").exists()
+    assert not (home / "envs" / f"{spec.env_hash()}.failed.json").exists()
+    assert len(sandbox.calls) == 1
+
+
+def test_missing_interpreter_is_not_recorded_as_failed(home, workspace):
+    spec = _spec(python="2.1")
+    with pytest.raises(EnvBuildError) as exc:
+        EnvBuilder(sandbox=RecordingSandbox()).ensure(spec, workspace)
+    assert "Python 2.1" in exc.value.reason and "uv python install 2.1" in (exc.value.hint or "")
+    assert not (home / "envs" / f"{spec.env_hash()}.failed.json").exists()
+
+
+def test_parallel_callers_build_once(home, workspace):
+    sandbox = RecordingSandbox()
+    spec = _spec(install=["sleep 0.3; echo built >> $VIRTUAL_ENV/count"])
+    results: list = []
+    threads = [threading.Thread(target=lambda: results.append(EnvBuilder(sandbox=sandbox).ensure(spec, workspace)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4 and len({r.path for r in results}) == 1
+    assert len(sandbox.calls) == 1
+    assert (results[0].path / "count").read_text().count("built") == 1
+
+
+def test_incomplete_env_without_manifest_is_rebuilt(home, workspace):
+    spec = _spec()
+    root = home / "envs"
+    (root / spec.env_hash()).mkdir(parents=True)
+    (root / spec.env_hash() / "junk").write_text("half a build")
+    env = EnvBuilder(sandbox=RecordingSandbox()).ensure(spec, workspace)
+    assert not (env.path / "junk").exists() and (env.path / "env.json").exists()
+
+
+def test_pins_are_exempt_from_the_date():
+    spec = EnvSpec(packages=["Jinja2==3.0.1", "'click==8.0.1'", "pytest", "numpy>=1.2", "attrs[tests]==23.1.0"],
+                   exclude_newer="2021-05-13T14:13:38Z", exclude_newer_exempt=["setuptools"])
+    assert pinned_names(spec.packages) == ["Jinja2", "click", "attrs"]
+    args = exclude_newer_args(spec)
+    assert args[:2] == ["--exclude-newer", "2021-05-13T14:13:38Z"]
+    exempt = [args[i + 1].split("=")[0] for i, a in enumerate(args) if a == "--exclude-newer-package"]
+    assert exempt == ["Jinja2", "click", "attrs", "setuptools"]
+    assert exclude_newer_args(EnvSpec(packages=["x==1"])) == []
+
+
+def test_prune_and_disk_accounting(home, workspace):
+    sandbox = RecordingSandbox()
+    a = EnvBuilder(sandbox=sandbox).ensure(_spec(env_vars={}, install=["true"]), workspace)
+    b = EnvBuilder(sandbox=sandbox).ensure(_spec(install=["true", "true"]), workspace)
+    # Two hard links to one file: counted once for real disk, twice apparently.
+    blob = a.path / "blob.bin"
+    blob.write_bytes(b"x" * 200_000)
+    (b.path / "blob.bin").hardlink_to(blob)
+    root = home / "envs"
+    together = env_cache.real_disk_usage([a.path, b.path])
+    separately = env_cache.real_disk_usage([a.path]) + env_cache.real_disk_usage([b.path])
+    assert separately - together >= 190_000
+    assert env_cache.apparent_size(b.path) >= 200_000
+    records = {r.env_hash: r for r in env_cache.list_envs(root)}
+    assert records[a.env_hash].state == "built"
+    removed = env_cache.prune(root, everything=True)
+    assert set(removed) == {a.env_hash, b.env_hash} and not a.path.exists()
