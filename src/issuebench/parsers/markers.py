@@ -1,0 +1,41 @@
+"""Find the test output inside a full instance log.
+
+The eval script prints `>>>>> Start Test Output` before the test command and
+`>>>>> End Test Output` after it. The reference harness trusts the first occurrence of each, so
+code under test can print fake markers (and fake results after them). issuebench's own runs add a
+random nonce per run to both markers; code under test cannot know it, so with a nonce only the
+marker lines carrying it count.
+"""
+
+from __future__ import annotations
+
+import re
+
+START_TEST_OUTPUT = ">>>>> Start Test Output"
+END_TEST_OUTPUT = ">>>>> End Test Output"
+
+
+def extract_test_output(text: str, nonce: str | None = None) -> str | None:
+    """The text between the start and end markers, or None when either marker is missing.
+
+    Without a nonce this is the reference's rule: the first start marker, then everything up to
+    the first end marker after it. With a nonce the start is the first marker carrying the nonce
+    and the end is the last one carrying it (the harness prints it after the tests finish, so
+    anything the tests printed lies before it).
+    """
+    if nonce is None:
+        if START_TEST_OUTPUT not in text or END_TEST_OUTPUT not in text:
+            return None
+        after_start = text.split(START_TEST_OUTPUT, 1)[1]
+        return after_start.split(END_TEST_OUTPUT, 1)[0]
+
+    # The nonce must be followed by whitespace or the end of text, so a nonce that happens to be
+    # a prefix of a longer token is not accepted.
+    tail = rf" {re.escape(nonce)}(?=\s|$)"
+    start = re.search(re.escape(START_TEST_OUTPUT) + tail, text)
+    if start is None:
+        return None
+    ends = list(re.finditer(re.escape(END_TEST_OUTPUT) + tail, text[start.end():]))
+    if not ends:
+        return None
+    return text[start.end(): start.end() + ends[-1].start()]
