@@ -3,11 +3,13 @@ PY_BOOTSTRAP ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PYTEST_WORKERS ?= 2
 
-.PHONY: install demo test lint system clean
+.PHONY: install demo test lint clean
 
 $(STAMP): pyproject.toml
 	@bash scripts/install-system.sh
+	@$(PY_BOOTSTRAP) scripts/check-python.py
 	@test -x $(BIN)/python || $(PY_BOOTSTRAP) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -19,11 +21,12 @@ demo: install
 	$(BIN)/issuebench demo
 
 test: install
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	@bash scripts/install-system.sh --test-tools
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup -q
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build src/*.egg-info demo-run
