@@ -63,6 +63,39 @@ def report_cmd(
     _emit(render(report, "md" if fmt == "table" else fmt), output)
 
 
+def _one_system(path: Path, label: str):
+    from issuebench.analysis.runs import load_runs
+
+    runs = load_runs([path])
+    if len(runs) != 1:
+        names = ", ".join(r.name for r in runs)
+        raise InputError(path, f"holds {len(runs)} systems ({names}); {label} must be exactly one",
+                         hint="point at one model folder or one run summary")
+    return runs[0]
+
+
+@friendly_errors
+def compare_cmd(
+    run_a: Path = typer.Argument(..., help="System A: a run summary or one system's run folder."),
+    run_b: Path = typer.Argument(..., help="System B."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json | md"),
+    output: Path | None = typer.Option(None, "--output", "-o"),
+    n_boot: int = typer.Option(10_000, "--bootstrap", help="Bootstrap resamples."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap (same seed, same interval)."),
+) -> None:
+    """Paired difference over shared tasks: bootstrap interval, exact McNemar, tasks needed."""
+    from issuebench.analysis.compare import compare_runs, to_json, to_markdown, to_text
+
+    _check_format(fmt, ("table", "json", "md"))
+    a, b = _one_system(run_a, "A"), _one_system(run_b, "B")
+    if a.name == b.name:
+        a.name, b.name = f"A:{a.name}", f"B:{b.name}"
+    result = compare_runs(a, b, n_boot=n_boot, seed=seed)
+    render = {"table": to_text, "json": to_json, "md": to_markdown}[fmt]
+    _emit(render(result), output)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.command("report")(report_cmd)
+    app.command("compare")(compare_cmd)
