@@ -41,3 +41,7 @@ def version() -> None:
 
 def main() -> None:  # pragma: no cover - entry point
     sys.exit(run_guarded(app))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

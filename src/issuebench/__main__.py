@@ -1,0 +1,5 @@
+"""`python -m issuebench` is the `issuebench` command."""
+
+from issuebench.cli.main import app
+
+app()
