@@ -1,0 +1,332 @@
+"""ITERATE and VALIDATE: build the plan's env, run the whole suite, diagnose, fix, repeat.
+
+`setup_repository` is the one entry point: extract facts, try remembered recipes of nearby commits
+first, then the extracted plan, revising it with rules (and, when given, a model) up to
+`max_iterations` builds. Every attempt is recorded with its error excerpt and the fix it led to.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from issuebench import config
+from issuebench.errors import IssuebenchError
+from issuebench.models import EnvSpec, TestStatus
+from issuebench.setup.diagnose import diagnose, excerpt
+from issuebench.setup.extract import Facts, extract
+from issuebench.setup.memory import RecipeMemory
+from issuebench.setup.model import ModelClient
+from issuebench.setup.plan import Plan, initial_plan
+from issuebench.setup.pyversions import installed_minors, rank_pythons, released_by, satisfies
+from issuebench.setup.requirements import requirement_name
+from issuebench.setup.rules import Fix, RuleContext, apply_rule
+from issuebench.setup.source import SourceTree
+
+_PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
+
+
+@dataclass
+class Attempt:
+    iteration: int
+    origin: str                      # "extracted" | "memory" | "rule: ..." | "model: ..."
+    python: str
+    stage: str                       # where it stopped: "build" | "test" | "accepted"
+    tests_run: int = 0
+    tests_passed: int = 0
+    error_kind: str | None = None
+    error: str = ""                  # excerpt of the log that explains the failure
+    fix: str | None = None           # the fix this failure led to (applied in the next attempt)
+    seconds: float = 0.0
+    spec: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SetupResult:
+    success: bool
+    repo: str
+    commit: str | None
+    date: str | None
+    spec: EnvSpec | None
+    runner: str | None
+    test_args: list[str]
+    suite_command: str | None
+    tests_run: int
+    tests_passed: int
+    failing_tests: list[str]
+    attempts: list[Attempt]
+    seconds: float
+    reason: str = ""
+
+    @property
+    def iterations(self) -> int:
+        return len(self.attempts)
+
+    @property
+    def python(self) -> str | None:
+        return self.spec.python if self.spec else None
+
+    def summary(self) -> dict[str, Any]:
+        """The one JSON object `issuebench setup --format json` prints."""
+        return {
+            "success": self.success, "repo": self.repo, "commit": self.commit, "date": self.date,
+            "python": self.python, "iterations": self.iterations, "seconds": round(self.seconds, 2),
+            "tests_run": self.tests_run, "tests_passed": self.tests_passed, "reason": self.reason,
+            "recipe": self.recipe(),
+        }
+
+    def recipe(self) -> dict[str, Any]:
+        """The recipe document: the EnvSpec, how the suite ran, failing tests, every attempt."""
+        return {
+            "repo": self.repo, "commit": self.commit, "date": self.date, "accepted": self.success,
+            "env": self.spec.model_dump(mode="json") if self.spec else None,
+            "suite_command": self.suite_command, "test_args": self.test_args,
+            "tests_run": self.tests_run, "tests_passed": self.tests_passed,
+            "failing_tests": self.failing_tests,
+            "attempts": [{k: v for k, v in asdict(a).items() if v not in (None, "", [], {})} for a in self.attempts],
+        }
+
+
+@dataclass
+class _Run:
+    """One build + suite run."""
+
+    stage: str
+    log: str = ""
+    statuses: dict[str, TestStatus] = field(default_factory=dict)
+
+    @property
+    def counted(self) -> list[str]:
+        return [t for t, s in self.statuses.items() if s != TestStatus.SKIPPED]
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for s in self.statuses.values() if s in _PASSING)
+
+    @property
+    def failing(self) -> list[str]:
+        return sorted(t for t, s in self.statuses.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
+
+    def ratio(self) -> float:
+        return self.passed / len(self.counted) if self.counted else 0.0
+
+
+def setup_repository(src: str | Path, *, commit: str | None = None, date: str | None = None,
+                     max_iterations: int = 4, model: str | ModelClient | None = None,
+                     threshold: float = 0.95, builder: Any = None, sandbox: Any = None,
+                     memory: RecipeMemory | bool | None = True, repo_name: str | None = None,
+                     test_timeout: float = 1200.0, work_dir: Path | None = None) -> SetupResult:
+    """Find how to install and test a repository at a commit (or a source folder at a date)."""
+    started = time.monotonic()
+    tree = SourceTree.open(src, commit)
+    when = normalise_date(date or tree.date())
+    repo = repo_name or tree.repo_name()
+    facts = extract(tree)
+    pythons = rank_pythons(facts.requires_python, facts.ci_pythons, facts.classifier_pythons, when,
+                           installed_minors())
+    if not pythons:
+        raise IssuebenchError("no Python interpreter found", hint="install one (pyenv or `uv python install`)")
+    client = ModelClient.from_arg(model) if isinstance(model, str) else model
+    store = RecipeMemory() if memory is True else (memory or None)
+    queue = [*(_remembered_plans(store, repo, when, facts, pythons) if store else []),
+             initial_plan(facts, tree, date=when, pythons=pythons)]
+    runner = _Runner(builder, sandbox, test_timeout, work_dir, tree)
+    ctx = RuleContext(tree=tree, facts=facts)
+    attempts: list[Attempt] = []
+    best: tuple[_Run, Plan] | None = None
+    plan = queue.pop(0)
+    try:
+        for iteration in range(1, max(1, max_iterations) + 1):
+            t0 = time.monotonic()
+            ctx.pythons_tried.add(plan.spec.python)
+            run = runner.run(plan)
+            attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
+                              tests_run=len(run.counted), tests_passed=run.passed,
+                              spec=plan.spec.model_dump(mode="json", exclude_defaults=True))
+            attempts.append(attempt)
+            if run.stage == "test" and (best is None or run.passed > best[0].passed):
+                best = (run, plan)
+            accepted = run.stage == "test" and run.passed > 0 and run.ratio() >= threshold
+            if accepted:
+                attempt.stage = "accepted"
+                attempt.seconds = round(time.monotonic() - t0, 2)
+                break
+            diagnosis = diagnose(run.log)
+            attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
+            attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
+            fix = apply_rule(diagnosis, plan, ctx) if diagnosis else None
+            if fix is None and client is not None:
+                fix = _ask_model(client, plan, facts, attempt.error, ctx)
+            if fix is None and queue:
+                fix = Fix(queue.pop(0), "next candidate recipe")
+            attempt.seconds = round(time.monotonic() - t0, 2)
+            if fix is None:
+                break
+            attempt.fix = fix.description
+            ctx.tried.add(fix.description)
+            plan = fix.plan
+            if not fix.description.startswith("next candidate"):
+                plan.origin = ("model: " if fix.description.startswith("model") else "rule: ") + fix.description
+    finally:
+        runner.close()
+    return _result(repo, tree, when, attempts, best, threshold, store, started)
+
+
+def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],
+            best: tuple[_Run, Plan] | None, threshold: float, store: RecipeMemory | None,
+            started: float) -> SetupResult:
+    success = bool(attempts) and attempts[-1].stage == "accepted"
+    if best is None:
+        last = attempts[-1] if attempts else None
+        return SetupResult(False, repo, tree.commit, when, EnvSpec.model_validate(last.spec) if last else None,
+                           None, [], None, 0, 0, [], attempts, time.monotonic() - started,
+                           reason=f"no attempt ran the tests ({last.error_kind or 'unknown error'})" if last else "")
+    run, plan = best
+    reason = "" if success else (f"best attempt passed {run.passed}/{len(run.counted)} tests "
+                                 f"(needs {threshold:.0%})")
+    spec = plan.spec.model_copy(deep=True)
+    if run.failing:
+        spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
+                                   "(listed in the recipe's failing_tests)"]
+    if success and store is not None:
+        store.save(repo, tree.commit, when, plan.spec, plan.runner, plan.test_args, len(run.counted), run.passed)
+    return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
+                       len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason)
+
+
+def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,
+                      pythons: list[str]) -> list[Plan]:
+    """Recipes of nearby commits, adapted: the new date, and a Python that fits this commit."""
+    plans = []
+    for item in store.nearest(repo, when, limit=1):
+        python = item.spec.python
+        if python not in pythons or not released_by(python, when) or not all(
+                satisfies(python, r) for r in facts.requires_python):
+            python = pythons[0]
+        spec = item.spec.model_copy(update={"exclude_newer": when, "python": python}, deep=True)
+        plans.append(Plan(spec=spec, runner=item.runner, test_args=item.test_args, pythons=pythons,
+                          origin=f"memory ({item.commit[:12] or item.date})"))
+    return plans
+
+
+def _ask_model(client: ModelClient, plan: Plan, facts: Facts, error: str, ctx: RuleContext) -> Fix | None:
+    try:
+        proposal = client.propose_fix(error_excerpt=error, files=facts.sources,
+                                      spec_json=plan.spec.model_dump_json(exclude_defaults=True),
+                                      history=sorted(ctx.tried))
+    except IssuebenchError as exc:
+        ctx.tried.add(f"model unavailable: {exc.message}")
+        return None
+    if proposal is None:
+        return None
+    removed = {requirement_name(p) for p in proposal.packages_remove}
+    packages = [p for p in plan.spec.packages if requirement_name(p) not in removed]
+    have = {requirement_name(p) for p in packages}
+    packages += [p for p in proposal.packages_add if requirement_name(p) not in have]
+    changes: dict[str, Any] = {"packages": packages}
+    if proposal.python:
+        changes["python"] = proposal.python
+    if proposal.install is not None:
+        changes["install"] = proposal.install
+    if proposal.test_cmd:
+        changes["test_cmd"] = proposal.test_cmd
+        changes["test_args"] = []
+    if proposal.env_vars:
+        changes["env_vars"] = {**plan.spec.env_vars, **proposal.env_vars}
+    parts = [f"+{', +'.join(proposal.packages_add)}" if proposal.packages_add else "",
+             f"-{', -'.join(proposal.packages_remove)}" if proposal.packages_remove else "",
+             f"python {proposal.python}" if proposal.python else "",
+             f"install {proposal.install}" if proposal.install is not None else "",
+             f"test_cmd {proposal.test_cmd!r}" if proposal.test_cmd else "",
+             f"env {proposal.env_vars}" if proposal.env_vars else ""]
+    return Fix(plan.copy(**changes), "model: " + "; ".join(p for p in parts if p))
+
+
+class _Runner:
+    """Builds envs with EnvBuilder and runs the suite in the sandbox, each in a fresh workspace."""
+
+    def __init__(self, builder: Any, sandbox: Any, timeout: float, work_dir: Path | None,
+                 tree: SourceTree) -> None:
+        self._builder = builder
+        self._sandbox = sandbox
+        self.timeout = timeout
+        self.tree = tree
+        self.root = Path(work_dir) if work_dir else Path(
+            tempfile.mkdtemp(prefix="setup-", dir=config.workspaces_dir()))
+        self._owns_root = work_dir is None
+        self._count = 0
+
+    @property
+    def sandbox(self) -> Any:
+        if self._sandbox is None:
+            from issuebench.sandbox import get_sandbox
+
+            self._sandbox = get_sandbox()
+        return self._sandbox
+
+    @property
+    def builder(self) -> Any:
+        if self._builder is None:
+            from issuebench.envs.builder import EnvBuilder
+
+            self._builder = EnvBuilder(sandbox=self.sandbox)
+        return self._builder
+
+    def run(self, plan: Plan) -> _Run:
+        from issuebench.parsers import get_parser
+        from issuebench.sandbox import Limits
+
+        self._count += 1
+        workspace = self.root / f"attempt-{self._count}"
+        shutil.rmtree(workspace, ignore_errors=True)
+        self.tree.export(workspace)
+        try:
+            env = self.builder.ensure(plan.spec, workspace)
+        except IssuebenchError as exc:
+            return _Run("build", log=self._build_log(plan.spec, exc))
+        result = self.sandbox.run(["bash", "-c", plan.suite_command], workspace=workspace, binds=env.binds(),
+                                  env=env.run_env(), limits=Limits(timeout=self.timeout),
+                                  cwd=config.TESTBED_PATH)
+        log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
+        try:
+            statuses = get_parser(plan.spec.log_parser)(result.output)
+        except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash
+            statuses = {}
+            log += f"\n[parser {plan.spec.log_parser} failed: {exc}]"
+        return _Run("test", log=log, statuses=dict(statuses))
+
+    def _build_log(self, spec: EnvSpec, exc: IssuebenchError) -> str:
+        """The full build log when the builder kept one, else the error's own message."""
+        root = getattr(self.builder, "root", None)
+        if root is not None:
+            failed = Path(root) / f"{spec.env_hash()}.failed.log"
+            if failed.is_file():
+                return failed.read_text(encoding="utf-8", errors="replace") + "\n" + exc.message
+        return exc.message
+
+    def close(self) -> None:
+        if self._owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def normalise_date(value: str | None) -> str | None:
+    """An ISO date or timestamp as UTC `YYYY-MM-DDTHH:MM:SSZ` (what uv's --exclude-newer takes)."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            parsed = dt.datetime.fromisoformat(text).replace(tzinfo=dt.timezone.utc)
+        else:
+            parsed = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.timezone.utc)
+    except ValueError:
+        raise IssuebenchError(f"--date {value!r} is not an ISO date",
+                              hint="use YYYY-MM-DD or a full ISO timestamp") from None
+    return parsed.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

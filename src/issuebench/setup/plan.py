@@ -1,0 +1,128 @@
+"""Facts -> a first `Plan`: the EnvSpec to build and the command that runs the whole suite."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from issuebench.models import EnvSpec
+from issuebench.setup.data import canonical_name
+from issuebench.setup.extract import Facts
+from issuebench.setup.requirements import merge, requirement_extras, requirement_name
+from issuebench.setup.source import SourceTree
+
+EDITABLE_INSTALL = "python -m pip install --no-deps --no-build-isolation -e ."
+PYTEST_CMD = "pytest -rA"
+UNITTEST_CMD = "python -m unittest -v"
+# Build helpers that the legacy setup.py path needs in the venv (no build isolation).
+_SETUPTOOLS_BUILD = ["setuptools", "wheel"]
+_NEVER_INSTALL = {"pytest-runner", "pip", "distribute", "setuptools-git"}
+
+
+@dataclass
+class Plan:
+    """One candidate setup: the spec plus what the loop needs to run and revise it."""
+
+    spec: EnvSpec
+    runner: str                              # "pytest" | "unittest"
+    test_args: list[str] = field(default_factory=list)   # appended to test_cmd for the full suite
+    pythons: list[str] = field(default_factory=list)     # candidate Pythons, preferred first
+    origin: str = "extracted"
+
+    @property
+    def suite_command(self) -> str:
+        if self.runner == "unittest":
+            start = ["-s", self.test_args[0], "-t", "."] if self.test_args else []
+            return " ".join(["python -m unittest discover -v", *start])
+        return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args)])
+
+    def copy(self, **changes: object) -> Plan:
+        spec_changes = {k: v for k, v in changes.items() if k in EnvSpec.model_fields}
+        rest = {k: v for k, v in changes.items() if k not in EnvSpec.model_fields}
+        return Plan(spec=self.spec.model_copy(update=spec_changes, deep=True),
+                    runner=str(rest.get("runner", self.runner)),
+                    test_args=list(rest.get("test_args", self.test_args)),  # type: ignore[call-overload]
+                    pythons=list(self.pythons), origin=str(rest.get("origin", self.origin)))
+
+
+def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: list[str]) -> Plan:
+    """The plan the repository's own files suggest."""
+    self_name = canonical_name(facts.name) if facts.name else None
+    build: list[str] = []
+    if facts.has_pyproject_build:
+        build += facts.build_requires
+        if "setuptools" in (facts.build_backend or "setuptools") and not any(
+                requirement_name(r) == "setuptools" for r in build):
+            build += _SETUPTOOLS_BUILD
+    elif facts.has_setup_py:
+        build += _SETUPTOOLS_BUILD
+    if facts.old_build and any("2to3" in note for note in facts.old_build):
+        build = [r for r in build if requirement_name(r) != "setuptools"] + ["setuptools<58"]
+    runtime = _expand_self(facts.install_requires, facts, self_name)
+    tests = _expand_self(facts.all_test_requirements(), facts, self_name)
+    runner = choose_runner(facts)
+    if runner == "pytest":
+        tests.append("pytest")
+    packages = merge(build, facts.setup_requires, runtime, tests,
+                     drop=[*_NEVER_INSTALL, *([self_name] if self_name else [])])
+    installable = facts.has_setup_py or facts.has_pyproject_build
+    env_vars = {} if installable else {"PYTHONPATH": _pythonpath(tree)}
+    spec = EnvSpec(
+        python=pythons[0] if pythons else "3.11",
+        packages=packages,
+        install=[EDITABLE_INSTALL] if installable else [],
+        test_cmd=PYTEST_CMD if runner == "pytest" else UNITTEST_CMD,
+        log_parser="pytest" if runner == "pytest" else "unittest",
+        exclude_newer=date,
+        exclude_newer_source="fixed" if date else "none",
+        env_vars=env_vars,
+        notes=[f"setup: {note}" for note in facts.notes[:5]],
+    )
+    return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons)
+
+
+def choose_runner(facts: Facts) -> str:
+    """pytest whenever the repository mentions it; unittest when it only knows test_suite/unittest."""
+    if facts.uses_pytest:
+        return "pytest"
+    if facts.unittest_suite or any("unittest" in c for c in facts.test_commands):
+        return "unittest"
+    return "pytest"
+
+
+def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
+    """Paths the whole-suite run names: none when pytest is told testpaths, else the test folder."""
+    if runner == "pytest" and facts.pytest_testpaths:
+        return []
+    dirs = tree.dirs()
+    for command in facts.test_commands:
+        if runner == "pytest" and re.search(r"py\.?test", command):
+            words = shlex.split(command, posix=True) if command.count('"') % 2 == 0 else command.split()
+            paths = [w.rstrip("/") for w in words[1:] if not w.startswith("-") and
+                     (w.rstrip("/") in dirs or tree.exists(w))]
+            if paths:
+                return paths
+    for candidate in ("tests", "test", "testing", "src/tests"):
+        if candidate in dirs:
+            return [candidate]
+    return []
+
+
+def _expand_self(reqs: list[str], facts: Facts, self_name: str | None, depth: int = 0) -> list[str]:
+    """Replace `project[extra]` (an extra naming the project itself) by that extra's requirements."""
+    out: list[str] = []
+    for req in reqs:
+        if self_name and requirement_name(req) == self_name:
+            if depth < 4:
+                for extra in requirement_extras(req):
+                    out += _expand_self(facts.extras.get(extra, []), facts, self_name, depth + 1)
+            continue
+        out.append(req)
+    return out
+
+
+def _pythonpath(tree: SourceTree) -> str:
+    from issuebench.config import TESTBED_PATH
+
+    return f"{TESTBED_PATH}/src" if "src" in tree.dirs() else TESTBED_PATH

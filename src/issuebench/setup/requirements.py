@@ -1,0 +1,106 @@
+"""Requirement strings: parse requirement files, name a requirement, merge lists without duplicates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from issuebench.setup.data import canonical_name, is_ignored_tool
+
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
+
+
+def requirement_name(req: str) -> str | None:
+    """The distribution name of a requirement string, canonical; None when it names none."""
+    match = _NAME.match(req)
+    if not match or "://" in req or req.strip().startswith((".", "/")):
+        return None
+    return canonical_name(match.group(1))
+
+
+def requirement_extras(req: str) -> list[str]:
+    match = _NAME.match(req)
+    if not match or not match.group(2):
+        return []
+    return [e.strip() for e in match.group(2).strip("[]").split(",") if e.strip()]
+
+
+def clean_requirement(req: str) -> str | None:
+    """A requirement uv can install, or None for comments, options, local paths and URLs."""
+    text = req.split(" #", 1)[0].strip().strip("'\"")
+    if not text or text.startswith(("#", "-", ".", "/")) or "://" in text or text.startswith("git+"):
+        return None
+    if requirement_name(text) is None:
+        return None
+    return text
+
+
+def parse_requirements_text(text: str, path: str, read: Callable[[str], str | None],
+                            _seen: set[str] | None = None) -> tuple[list[str], list[str]]:
+    """(requirements, local extras like `.[test]`) of a requirements file, following `-r` includes."""
+    seen = _seen if _seen is not None else set()
+    seen.add(path)
+    folder = path.rsplit("/", 1)[0] + "/" if "/" in path else ""
+    reqs: list[str] = []
+    local_extras: list[str] = []
+    lines = text.replace("\\\n", " ").splitlines()
+    for raw in lines:
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        include = re.match(r"^(?:-r|--requirement|-c|--constraint)\s*=?\s*(\S+)", line)
+        if include:
+            if line.startswith(("-c", "--constraint")):
+                continue
+            target = _join(folder, include.group(1))
+            body = read(target) if target not in seen else None
+            if body is not None:
+                sub, extras = parse_requirements_text(body, target, read, seen)
+                reqs += sub
+                local_extras += extras
+            continue
+        local = re.match(r"^(?:-e\s+)?\.(?:/)?(\[[^\]]+\])?$", line)
+        if local:
+            local_extras += requirement_extras("x" + (local.group(1) or ""))
+            continue
+        # Drop pip options that may trail a requirement (--hash=..., --install-option).
+        line = re.split(r"\s+--", line, maxsplit=1)[0].strip()
+        cleaned = clean_requirement(line)
+        if cleaned:
+            reqs.append(cleaned)
+    return reqs, local_extras
+
+
+def _join(folder: str, target: str) -> str:
+    target = target.replace("{toxinidir}/", "").strip("'\"")
+    parts: list[str] = []
+    for part in (folder + target).split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return "/".join(parts)
+
+
+def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = False) -> list[str]:
+    """One requirement per distribution, first seen wins unless a later one is more specific.
+
+    Development tools (linters, docs builders) are dropped unless keep_tools; so are names in drop.
+    """
+    dropped = {canonical_name(d) for d in drop}
+    out: dict[str, str] = {}
+    for group in groups:
+        for req in group:
+            name = requirement_name(req)
+            if name is None or name in dropped or (not keep_tools and is_ignored_tool(name)):
+                continue
+            if name not in out or (_is_bare(out[name]) and not _is_bare(req)):
+                out[name] = req.strip()
+    return list(out.values())
+
+
+def _is_bare(req: str) -> bool:
+    return not re.search(r"[<>=!~;@]", req)

@@ -1,0 +1,289 @@
+"""RULES: turn a Diagnosis into a revised Plan, without a model.
+
+Each rule is a function named in data/diagnose.toml's `fix` field. A rule returns a Fix (the new
+plan and a one-line description) or None when it has nothing new to try; the loop never applies
+the same description twice, so rules may be called again after a later change.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from issuebench.config import TESTBED_PATH
+from issuebench.setup.data import canonical_name, import_to_distribution, load
+from issuebench.setup.diagnose import Diagnosis
+from issuebench.setup.extract import Facts
+from issuebench.setup.plan import EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
+from issuebench.setup.pyversions import first_without, minor_key
+from issuebench.setup.requirements import requirement_name
+from issuebench.setup.source import SourceTree
+
+_SETUPTOOLS_STEPS = ["setuptools<58", "setuptools<50", "setuptools<45"]
+_NO_ADDOPTS = '-o addopts=""'
+
+
+@dataclass
+class Fix:
+    plan: Plan
+    description: str
+
+
+@dataclass
+class RuleContext:
+    tree: SourceTree
+    facts: Facts
+    tried: set[str] = field(default_factory=set)          # descriptions already applied
+    pythons_tried: set[str] = field(default_factory=set)
+
+
+Rule = Callable[[Diagnosis, Plan, RuleContext], Fix | None]
+_RULES: dict[str, Rule] = {}
+
+
+def rule(func: Rule) -> Rule:
+    _RULES[func.__name__] = func
+    return func
+
+
+def apply_rule(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The diagnosis's rule applied to plan, unless it gives nothing new."""
+    func = _RULES.get(diagnosis.fix)
+    if func is None:
+        return None
+    fix = func(diagnosis, plan, ctx)
+    if fix is None or fix.description in ctx.tried:
+        return None
+    return fix
+
+
+# -- packages ---------------------------------------------------------------------------------
+
+def _with_packages(plan: Plan, add: list[str], what: str) -> Fix | None:
+    have = {requirement_name(p) for p in plan.spec.packages}
+    new = [p for p in add if requirement_name(p) not in have]
+    if not new:
+        return None
+    return Fix(plan.copy(packages=[*plan.spec.packages, *new]), f"{what}: add {', '.join(new)}")
+
+
+def _replace_packages(plan: Plan, reqs: list[str], what: str) -> Fix | None:
+    names = {requirement_name(r) for r in reqs}
+    kept = [p for p in plan.spec.packages if requirement_name(p) not in names]
+    if set(plan.spec.packages) >= set(reqs):
+        return None
+    return Fix(plan.copy(packages=[*kept, *reqs]), f"{what}: pin {', '.join(reqs)}")
+
+
+def _local_modules(tree: SourceTree) -> set[str]:
+    """Top-level modules the repository itself provides (at its root or under src/)."""
+    out = set()
+    for path in tree.files():
+        parts = path.split("/")
+        if parts[0] == "src" and len(parts) > 1:
+            parts = parts[1:]
+        top = parts[0]
+        if len(parts) > 1 or top.endswith(".py"):
+            out.add(top.removesuffix(".py"))
+    return out
+
+
+@rule
+def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Install the distributions providing every missing import the log names."""
+    modules = diagnosis.found.get("module", [])
+    local = _local_modules(ctx.tree)
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    wanted, local_missing = [], []
+    for module in modules:
+        top = module.split(".")[0]
+        if top in local:
+            local_missing.append(top)
+        elif top not in stdlib and not top.startswith("_"):
+            wanted.append(import_to_distribution(top))
+    if wanted:
+        fix = _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")
+        if fix:
+            return fix
+    if local_missing:
+        return pythonpath(diagnosis, plan, ctx)
+    return None
+
+
+@rule
+def add_distribution(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    names = diagnosis.found.get("name", [])
+    own = canonical_name(ctx.facts.name) if ctx.facts.name else None
+    wanted = [n for n in names if canonical_name(n) != own]
+    if not wanted and own and plan.spec.install == []:
+        return _editable_again(plan)
+    return _with_packages(plan, wanted, "missing distribution")
+
+
+@rule
+def add_packages(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    return _with_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
+
+
+@rule
+def pin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    return _replace_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
+
+
+@rule
+def add_fixture_plugin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    table = load("diagnose")["fixture_plugins"]
+    wanted = [table[f] for f in diagnosis.found.get("fixture", []) if f in table]
+    return _with_packages(plan, wanted, "missing fixture plugin")
+
+
+@rule
+def pytest_option(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Install the plugin behind an unknown pytest option; else run without the config's addopts."""
+    table = load("diagnose")["pytest_options"]
+    plugins = []
+    for option in diagnosis.found.get("option", []):
+        option = option.split("=")[0].strip("'\",")
+        match = max((key for key in table if option == key or (option.startswith(key) and key.startswith("--"))),
+                    key=len, default=None)
+        if match and table[match]:
+            plugins.append(table[match])
+    fix = _with_packages(plan, list(dict.fromkeys(plugins)), "pytest option needs a plugin")
+    if fix:
+        return fix
+    if plan.runner == "pytest" and _NO_ADDOPTS not in plan.spec.test_cmd:
+        return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} {_NO_ADDOPTS}"),
+                   "unknown pytest option: ignore the configuration's addopts")
+    return None
+
+
+@rule
+def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Resolution failed: drop the repository's exact and upper-bound pins (the date still bounds
+    every version), then try another Python."""
+    ours = set(_SETUPTOOLS_STEPS) | {"cython<3"}
+    relaxed = []
+    for req in plan.spec.packages:
+        name = requirement_name(req)
+        marker = req.split(";", 1)[1].strip() if ";" in req else ""
+        if req in ours or name is None or not re.search(r"(==|<|~=|!=)", req.split(";", 1)[0]):
+            relaxed.append(req)
+        else:
+            bare = re.match(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?", req)
+            relaxed.append((bare.group(0).strip() if bare else name) + (f"; {marker}" if marker else ""))
+    if relaxed != plan.spec.packages:
+        return Fix(plan.copy(packages=relaxed), "unresolvable: drop version pins and upper bounds")
+    return other_python(diagnosis, plan, ctx)
+
+
+# -- python -----------------------------------------------------------------------------------
+
+def _switch_python(plan: Plan, ctx: RuleContext, candidates: list[str], why: str) -> Fix | None:
+    for version in candidates:
+        if version != plan.spec.python and version not in ctx.pythons_tried:
+            return Fix(plan.copy(python=version), f"{why}: python {plan.spec.python} -> {version}")
+    return None
+
+
+def _older(plan: Plan, limit: tuple[int, int]) -> list[str]:
+    return sorted((v for v in plan.pythons if minor_key(v) <= limit), key=minor_key, reverse=True)
+
+
+@rule
+def older_python(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    current = minor_key(plan.spec.python)
+    if "max_python" in diagnosis.args:
+        limit = min(minor_key(diagnosis.args["max_python"]), current)
+        if limit == current:
+            limit = (current[0], current[1] - 1)
+    else:
+        limit = (current[0], current[1] - int(diagnosis.args.get("max_python_step", 1)))
+    return _switch_python(plan, ctx, _older(plan, limit), f"{diagnosis.kind} ({diagnosis.line[:80]})")
+
+
+@rule
+def older_python_for_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    module = (diagnosis.found.get("module") or [""])[0]
+    first = first_without(module)
+    if first is None:
+        return None
+    major, minor = minor_key(first)
+    return _switch_python(plan, ctx, _older(plan, (major, minor - 1)),
+                          f"module {module} was removed in Python {first}")
+
+
+@rule
+def other_python(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    current = minor_key(plan.spec.python)
+    older = _older(plan, (current[0], current[1] - 1))
+    newer = sorted((v for v in plan.pythons if minor_key(v) > current), key=minor_key)
+    return _switch_python(plan, ctx, older + newer, "python version rejected")
+
+
+# -- build ------------------------------------------------------------------------------------
+
+@rule
+def older_setuptools(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    if "build_editable" in diagnosis.line or "develop is deprecated" in diagnosis.line:
+        return legacy_develop(diagnosis, plan, ctx)
+    current = next((p for p in plan.spec.packages if requirement_name(p) == "setuptools"), "setuptools")
+    steps = [s for s in _SETUPTOOLS_STEPS if s != current]
+    if current in _SETUPTOOLS_STEPS:
+        steps = _SETUPTOOLS_STEPS[_SETUPTOOLS_STEPS.index(current) + 1:]
+    for step in steps:
+        fix = _replace_packages(plan, [step], "old build code")
+        if fix and fix.description not in ctx.tried:
+            return fix
+    return None
+
+
+@rule
+def legacy_develop(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The backend cannot make a PEP 660 editable install: `setup.py develop`, or PYTHONPATH."""
+    if ctx.facts.has_setup_py and plan.spec.install != ["python setup.py develop --no-deps"]:
+        return Fix(plan.copy(install=["python setup.py develop --no-deps"]), "no PEP 660 editable: setup.py develop")
+    return pythonpath(diagnosis, plan, ctx)
+
+
+@rule
+def scm_version(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    env = {**plan.spec.env_vars, "SETUPTOOLS_SCM_PRETEND_VERSION": "1.0.0"}
+    return Fix(plan.copy(env_vars=env), "no version from git: SETUPTOOLS_SCM_PRETEND_VERSION=1.0.0")
+
+
+@rule
+def pythonpath(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Put the repository (and its src/) on PYTHONPATH, the fallback when installing it fails."""
+    paths = [TESTBED_PATH] + ([f"{TESTBED_PATH}/src"] if "src" in ctx.tree.dirs() else [])
+    value = ":".join(paths)
+    if plan.spec.env_vars.get("PYTHONPATH") == value:
+        return None
+    return Fix(plan.copy(env_vars={**plan.spec.env_vars, "PYTHONPATH": value}),
+               f"local modules not importable: PYTHONPATH={value}")
+
+
+def _editable_again(plan: Plan) -> Fix | None:
+    return Fix(plan.copy(install=[EDITABLE_INSTALL]), "project metadata missing: install it editable")
+
+
+# -- tests ------------------------------------------------------------------------------------
+
+@rule
+def collection(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Collection failed without a named missing module: make local test helpers importable."""
+    return pythonpath(diagnosis, plan, ctx)
+
+
+@rule
+def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """No tests ran: first run from the root without paths, then switch pytest <-> unittest."""
+    if plan.test_args:
+        return Fix(plan.copy(test_args=[]), "no tests ran: run from the repository root")
+    if plan.runner == "pytest":
+        return Fix(plan.copy(runner="unittest", test_cmd=UNITTEST_CMD, log_parser="unittest"),
+                   "no tests ran under pytest: use unittest")
+    new = plan.copy(runner="pytest", test_cmd=PYTEST_CMD, log_parser="pytest")
+    fix = _with_packages(new, ["pytest"], "no tests ran under unittest: use pytest")
+    return fix or Fix(new, "no tests ran under unittest: use pytest")
