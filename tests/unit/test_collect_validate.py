@@ -1,0 +1,137 @@
+"""validate: the FAIL_TO_PASS / PASS_TO_PASS rules, flaky tests, and every rejection reason,
+with a scripted runner standing in for the harness (the real harness: tests/integration)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from issuebench.collect import pipeline as P
+from issuebench.collect.validate import classify, validate, validate_task
+from issuebench.models import InstanceStatus, PatchStatus, Task, TestStatus
+
+PASSED, FAILED, ERROR, SKIPPED = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
+
+
+@dataclass
+class FakeRun:
+    status: InstanceStatus = InstanceStatus.UNRESOLVED
+    reason: str = ""
+    status_map: dict = field(default_factory=dict)
+    patch_status: PatchStatus | None = None
+    durations: dict = field(default_factory=lambda: {"tests": 0.5})
+
+
+class Script:
+    """Answers run i of each side from a list of status maps (or FakeRuns)."""
+
+    def __init__(self, before, after) -> None:
+        self.before, self.after = itertools.cycle(before), itertools.cycle(after)
+        self.calls: list[bool] = []
+
+    def __call__(self, task: Task, model_patch: str | None) -> FakeRun:
+        gold = model_patch is not None
+        self.calls.append(gold)
+        item = next(self.after if gold else self.before)
+        return item if isinstance(item, FakeRun) else FakeRun(status_map=item)
+
+
+def _task(**kw) -> Task:
+    base = dict(instance_id="o__r-1", repo="o/r", base_commit="a" * 40, patch="diff --git a/x b/x\n",
+                test_patch="diff --git a/tests/t.py b/tests/t.py\n")
+    return Task(**{**base, **kw})
+
+
+def test_classify_lists() -> None:
+    before = [{"t::f2p": FAILED, "t::p2p": PASSED, "t::broken": PASSED, "t::ff": FAILED, "t::skip": SKIPPED}] * 3
+    after = [{"t::f2p": PASSED, "t::p2p": PASSED, "t::broken": ERROR, "t::ff": FAILED, "t::skip": PASSED,
+              "t::new": PASSED}] * 3
+    lists = classify(before, after)
+    assert lists["FAIL_TO_PASS"] == ["t::f2p", "t::new"]  # missing before counts as failing
+    assert lists["PASS_TO_PASS"] == ["t::p2p"]
+    assert lists["broken"] == ["t::broken"]
+    assert lists["flaky"] == []
+
+
+def test_flaky_tests_are_dropped_and_counted() -> None:
+    # t::rand passes in some before-runs and fails in others; t::late flips after the fix.
+    before = [{"t::fix": FAILED, "t::rand": PASSED, "t::late": FAILED},
+              {"t::fix": FAILED, "t::rand": FAILED, "t::late": FAILED}]
+    after = [{"t::fix": PASSED, "t::rand": PASSED, "t::late": PASSED},
+             {"t::fix": PASSED, "t::rand": PASSED, "t::late": FAILED}]
+    verdict = validate_task(_task(), Script(before, after), repeats=3)
+    assert verdict.kept
+    assert verdict.task.FAIL_TO_PASS == ["t::fix"]
+    assert sorted(verdict.flaky) == ["t::late", "t::rand"]
+    assert "t::rand" not in verdict.task.PASS_TO_PASS
+    assert verdict.runs == 6
+    assert validate([_task()], Script(before, after)).table.flaky_tests == 2
+
+
+def test_existing_lists_are_ignored_and_recomputed() -> None:
+    task = _task(FAIL_TO_PASS=["t::stale"], PASS_TO_PASS=["t::old"])
+    verdict = validate_task(task, Script([{"t::fix": FAILED}], [{"t::fix": PASSED}]), repeats=2)
+    assert verdict.task.FAIL_TO_PASS == ["t::fix"] and verdict.task.PASS_TO_PASS == []
+    assert task.FAIL_TO_PASS == ["t::stale"]  # the input row is not mutated
+
+
+def test_gold_breaking_an_unrelated_test_is_rejected() -> None:
+    verdict = validate_task(_task(), Script([{"t::fix": FAILED, "t::other": PASSED}],
+                                            [{"t::fix": PASSED, "t::other": FAILED}]))
+    assert not verdict.kept and verdict.reason == P.GOLD_BREAKS_TESTS and verdict.broken == ["t::other"]
+
+
+def test_no_fail_to_pass_stops_after_the_first_pair_of_runs() -> None:
+    script = Script([{"t::a": PASSED}], [{"t::a": PASSED}])
+    verdict = validate_task(_task(), script, repeats=3)
+    assert verdict.reason == P.NO_FAIL_TO_PASS and script.calls == [False, True]
+    assert verdict.validated and verdict.task.PASS_TO_PASS == ["t::a"]
+
+
+def test_a_collection_error_before_the_fix_counts_as_failing() -> None:
+    unparseable = FakeRun(status=InstanceStatus.LOG_UNPARSEABLE, reason="ImportError")
+    verdict = validate_task(_task(), Script([unparseable], [{"t::fix": PASSED}]), repeats=2)
+    assert verdict.kept and verdict.task.FAIL_TO_PASS == ["t::fix"]
+
+
+def test_run_failures_become_reasons() -> None:
+    cases = {
+        P.INSTALL_FAILED: (FakeRun(InstanceStatus.ENV_FAILED, "uv pip install failed"), None),
+        P.TIMEOUT: (FakeRun(InstanceStatus.TIMEOUT, "killed after 5s"), None),
+        P.GOLD_DOES_NOT_APPLY: (None, FakeRun(InstanceStatus.APPLY_FAILED, "hunk 1 failed")),
+        P.TEST_PATCH_DOES_NOT_APPLY: (FakeRun(InstanceStatus.ERROR, "test patch does not apply: x"), None),
+        P.RUN_FAILED: (None, FakeRun(InstanceStatus.LOG_UNPARSEABLE, "no test results")),
+    }
+    for reason, (before, after) in cases.items():
+        script = Script([before or {"t::fix": FAILED}], [after or {"t::fix": PASSED}])
+        verdict = validate_task(_task(), script)
+        assert (verdict.kept, verdict.reason) == (False, reason)
+        assert verdict.detail
+        assert verdict.set_up == (reason != P.INSTALL_FAILED)
+
+
+def test_rows_without_test_or_code_change_are_rejected_without_running() -> None:
+    script = Script([{}], [{}])
+    assert validate_task(_task(test_patch=""), script).reason == P.NO_TEST_CHANGE
+    assert validate_task(_task(patch=" "), script).reason == P.NO_CODE_CHANGE
+    assert script.calls == []
+
+
+def test_validate_table_counts_stages_and_reasons_in_parallel() -> None:
+    def runner(task: Task, model_patch: str | None) -> FakeRun:
+        if task.instance_id.endswith("boom"):
+            raise RuntimeError("harness crashed")
+        if task.instance_id.endswith("env"):
+            return FakeRun(InstanceStatus.ENV_FAILED, "no")
+        fixed = model_patch is not None and task.instance_id.endswith("good")
+        return FakeRun(status_map={"t::x": PASSED if fixed else FAILED})
+
+    tasks = [_task(instance_id=f"o__r-{name}") for name in ("good", "bad", "env", "boom")]
+    result = validate(tasks, runner, workers=2)
+    assert [t.instance_id for t in result.kept] == ["o__r-good"]
+    table = result.table.to_dict()
+    assert table["stages"] == {"set up": 2, "validated": 2, "kept": 1}
+    assert table["rejected"] == {P.INSTALL_FAILED: 1, P.NO_FAIL_TO_PASS: 1, P.RUN_FAILED: 1}
+    merged = P.PipelineTable.from_dict({"stages": {"candidates": 9}, "rejected": {P.NO_TEST_CHANGE: 5}})
+    assert merged.merge(result.table).to_dict()["rejected"][P.NO_TEST_CHANGE] == 5
+    assert "| kept | 1 |" in merged.merge(result.table).markdown()
