@@ -1,9 +1,176 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""`issuebench envs ...`: list, pre-build, prune and measure environments; import reference recipes."""
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
 import typer
+from rich.table import Table
+
+from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.errors import InputError, IssuebenchError
+
+envs_app = typer.Typer(help="Environments: list, build, prune, disk use, import reference recipes.",
+                       no_args_is_help=True)
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1024 or unit == "TB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+def _parse_size(text: str) -> int:
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", text, re.I)
+    if not match:
+        raise InputError(None, f"not a size: {text!r}", field="--max-env-disk", hint="write e.g. 20G or 500M")
+    scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}[match.group(2).upper()]
+    return int(float(match.group(1)) * scale)
+
+
+def _root(cache_dir: Path | None) -> Path:
+    from issuebench import config
+
+    return cache_dir if cache_dir is not None else config.envs_dir()
+
+
+@envs_app.command("ls")
+@friendly_errors
+def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
+    """List environments: hash, state, python, cutoff date, size, last used."""
+    from issuebench.envs import cache
+
+    records = cache.list_envs(_root(cache_dir))
+    table = Table("hash", "state", "python", "exclude_newer", "size (apparent)", "last used", "reason")
+    for r in records:
+        used = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_used)) if r.last_used else "-"
+        table.add_row(r.env_hash, r.state, r.python or "-", r.exclude_newer or "-", _size(r.apparent_bytes), used,
+                      r.reason[:80])
+    console.print(table)
+    console.print(f"{len(records)} environment(s)")
+
+
+@envs_app.command("du")
+@friendly_errors
+def du_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir")) -> None:
+    """Disk used by all environments: real (hard links counted once) vs the sum of apparent sizes."""
+    from issuebench.envs import cache
+
+    root = _root(cache_dir)
+    records = [r for r in cache.list_envs(root) if r.state == "built"]
+    paths = [cache.env_path(root, r.env_hash) for r in records]
+    real = cache.real_disk_usage(paths)
+    apparent = sum(r.apparent_bytes for r in records)
+    console.print(f"{len(records)} built environment(s) in {root}")
+    console.print(f"real disk (hard links once): {_size(real)}")
+    console.print(f"sum of apparent sizes:       {_size(apparent)}")
+    if real:
+        console.print(f"sharing ratio:               {apparent / real:.1f}x")
+
+
+@envs_app.command("prune")
+@friendly_errors
+def prune_cmd(
+    all_: bool = typer.Option(False, "--all", help="remove every environment"),
+    failed: bool = typer.Option(False, "--failed", help="remove failed and incomplete builds"),
+    max_env_disk: str | None = typer.Option(None, "--max-env-disk",
+                                            help="remove least recently used envs until real disk use fits, e.g. 20G"),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir"),
+) -> None:
+    """Remove environments (all, failed, or least recently used beyond a disk budget)."""
+    from issuebench.envs import cache
+
+    if not (all_ or failed or max_env_disk):
+        raise IssuebenchError("say what to prune", hint="pass --all, --failed or --max-env-disk SIZE")
+    removed = cache.prune(_root(cache_dir), everything=all_, failed_only=failed,
+                          max_bytes=_parse_size(max_env_disk) if max_env_disk else None)
+    console.print(f"removed {len(removed)} environment(s)" + (": " + ", ".join(removed) if removed else ""))
+
+
+@envs_app.command("build")
+@friendly_errors
+def build_cmd(
+    dataset: str = typer.Argument(..., help="tasks file/folder, a hub name, or `demo`"),
+    workers: int = typer.Option(2, "--workers", "-w", help="environments built at once"),
+    recipes: Path | None = typer.Option(None, "--recipes", help="folder of recipe TOML files (wins over packaged)"),
+    repos_dir: Path | None = typer.Option(None, "--repos-dir", help="local clones (owner__name)"),
+    instance_ids: list[str] | None = typer.Option(None, "--instance-ids", "-i"),
+    python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest"),
+    rebuild: bool = typer.Option(False, "--rebuild", help="rebuild even if built or recorded as failed"),
+    offline: bool = typer.Option(False, "--offline", help="install from uv's cache only"),
+) -> None:
+    """Pre-build the environments a dataset needs, each once, several at a time."""
+    from issuebench.datasets import load_tasks
+    from issuebench.envs import EnvBuilder, resolve_spec
+    from issuebench.harness.overlay import ensure_env_with_overlay
+    from issuebench.harness.repos import find_repo
+    from issuebench.harness.workspace import create_workspace, remove_workspace
+
+    tasks = load_tasks(dataset)
+    if instance_ids:
+        tasks = [t for t in tasks if t.instance_id in set(instance_ids)]
+    builder = EnvBuilder(python_fallback=python_fallback, offline=offline, rebuild=rebuild)
+    jobs: dict[str, tuple] = {}
+    problems: list[str] = []
+    for task in tasks:
+        try:
+            source = find_repo(task.repo, repos_dir)
+            spec = resolve_spec(task, recipes, repo_dir=source)
+        except IssuebenchError as exc:
+            problems.append(f"{task.instance_id}: {exc.message}")
+            continue
+        jobs.setdefault(spec.env_hash(), (task, spec, source))
+    console.print(f"{len(tasks)} task(s) need {len(jobs)} environment(s)")
+
+    def build_one(task, spec, source) -> str:
+        # Built from the task's own base commit, exactly as the harness would build it.
+        ws = create_workspace(source, task.base_commit)
+        try:
+            env = ensure_env_with_overlay(builder, spec, ws)
+            return f"{env.env_hash} python {env.python_version} ({task.repo} {task.version})"
+        finally:
+            remove_workspace(ws)
+
+    ok = 0
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = {pool.submit(build_one, *job): h for h, job in jobs.items()}
+        for future in as_completed(futures):
+            try:
+                console.print(f"[green]built[/] {future.result()}")
+                ok += 1
+            except IssuebenchError as exc:
+                problems.append(f"{futures[future]}: {exc.message}")
+    for line in problems:
+        err_console.print(f"[red]failed[/] {line}", highlight=False)
+    console.print(f"{ok} built, {len(problems)} failed")
+    if problems:
+        raise typer.Exit(1)
+
+
+@envs_app.command("import-swebench")
+@friendly_errors
+def import_cmd(
+    output: Path | None = typer.Option(None, "--output", "-o", help="folder for the recipes (default: the packaged ones)"),
+    source: Path | None = typer.Option(None, "--from", help="a swebench wheel, sdist or source folder"),
+    version: str = typer.Option("4.1.0", "--version", help="swebench release to download when --from is absent"),
+) -> None:
+    """Write recipes from the reference harness's spec tables (one TOML per Python repository)."""
+    from issuebench.envs.import_swebench import import_swebench
+
+    results = import_swebench(output, source, version)
+    for r in results:
+        console.print(f"[bold]{r.repo}[/]: {len(r.versions)} version(s) -> {r.path}")
+        for item in r.untranslated:
+            console.print(f"    not translated: {item}", highlight=False)
+    console.print(f"{len(results)} recipe file(s) written")
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.add_typer(envs_app, name="envs")

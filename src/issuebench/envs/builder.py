@@ -310,12 +310,13 @@ class EnvBuilder:
     def _install_packages(self, uv: str, spec: EnvSpec, venv: Path, workspace: Path,
                           date_args: list[str], log: _BuildLog, scratch: Path) -> None:
         reqs: list[str] = []
-        for rel in spec.requirements_files:
-            source = workspace / rel
-            if not source.is_file():
-                log.write(f"# requirements file {rel} is not in the repository at this commit: skipped")
+        for entry in spec.requirements_files:
+            # "a.txt|b.txt": alternatives, the first one present is used (as the reference does).
+            present = [workspace / rel.strip() for rel in entry.split("|") if (workspace / rel.strip()).is_file()]
+            if not present:
+                log.write(f"# requirements file {entry} is not in the repository at this commit: skipped")
                 continue
-            reqs += ["-r", str(_usable_requirements(source, log, scratch))]
+            reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
         packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
         if not packages and not reqs:
             return
