@@ -1,0 +1,59 @@
+"""Run a command over a workspace: bubblewrap, no network, resource limits, whole-tree kill.
+
+`get_sandbox()` returns the bubblewrap sandbox, or raises MissingSystemPiece saying what to
+install; `get_sandbox(no_sandbox=True)` returns a runner that keeps the limits but not the
+isolation. See docs/security.md for the threat model.
+"""
+
+from __future__ import annotations
+
+from issuebench.errors import MissingSystemPiece
+from issuebench.sandbox.bwrap import BASE_ENV, SANDBOX_HOME, BwrapSandbox, probe
+from issuebench.sandbox.types import (
+    FILE_LIMIT,
+    MEMORY_LIMIT,
+    OK,
+    OUTPUT_LIMIT,
+    PROCESS_LIMIT,
+    SANDBOX_FAILED,
+    STATUSES,
+    TIMEOUT,
+    Bind,
+    Limits,
+    RunResult,
+    Sandbox,
+)
+from issuebench.sandbox.unsandboxed import UnsandboxedRunner
+
+INSTALL_HINT = "install bubblewrap: apt-get install bubblewrap, or pass --no-sandbox to run unsandboxed"
+
+
+def get_sandbox(no_sandbox: bool = False) -> Sandbox:
+    if no_sandbox:
+        return UnsandboxedRunner()
+    problem = probe()
+    if problem is not None:
+        raise MissingSystemPiece(f"{problem}; {INSTALL_HINT}")
+    return BwrapSandbox()
+
+
+__all__ = [
+    "BASE_ENV",
+    "FILE_LIMIT",
+    "INSTALL_HINT",
+    "MEMORY_LIMIT",
+    "OK",
+    "OUTPUT_LIMIT",
+    "PROCESS_LIMIT",
+    "SANDBOX_FAILED",
+    "SANDBOX_HOME",
+    "STATUSES",
+    "TIMEOUT",
+    "Bind",
+    "BwrapSandbox",
+    "Limits",
+    "RunResult",
+    "Sandbox",
+    "UnsandboxedRunner",
+    "get_sandbox",
+]

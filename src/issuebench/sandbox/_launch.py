@@ -1,0 +1,34 @@
+"""Tiny launcher run between fork and the sandboxed program: join cgroups, set rlimits, exec.
+
+Run as `python -I -S _launch.py SPEC_JSON ARGV...`. A separate program rather than a
+`preexec_fn`, because preexec_fn is unsafe in a process with threads (the harness runs several
+instances at once), and the join must happen before any process of the run exists.
+"""
+
+import json
+import os
+import resource
+import sys
+
+LAUNCH_FAILED = 125
+TAG = "issuebench-launch:"
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    argv = sys.argv[2:]
+    try:
+        for procs in spec.get("cgroups", []):
+            with open(procs, "w") as handle:
+                handle.write(str(os.getpid()))
+        for name, value in spec.get("rlimits", {}).items():
+            resource.setrlimit(getattr(resource, f"RLIMIT_{name}"), (value, value))
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        sys.stderr.write(f"{TAG} cannot start {argv[:1]}: {exc}\n")
+        sys.stderr.flush()
+        os._exit(LAUNCH_FAILED)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""The bubblewrap sandbox: a read-only system, a private /tmp, no $HOME, no network, limits.
+
+What a sandboxed command sees:
+  /              the host system, read-only (bwrap remounts every submount read-only too)
+  /dev, /proc    a minimal /dev and a /proc of its own pid namespace (no host processes)
+  /tmp           an empty tmpfs; the workspace is bound read-write at TESTBED_PATH inside it
+                 (bwrap cannot create a new top-level mount point under a read-only /)
+  TESTBED/.git   read-only, so code under test cannot plant hooks or config that the harness's
+                 later git commands (outside the sandbox) would run
+  $HOME, /root,  empty tmpfs; the issuebench cache root too, so a run cannot read other runs'
+  cache root     workspaces or results. Bind entries (an env's venv, its interpreter) come back
+                 on top of these, read-only unless marked writable.
+  environment    cleared; only BASE_ENV plus the caller's `env`
+  namespaces     user, pid, ipc, uts, net, cgroup unshared (net shared only when network=True,
+                 which only environment builds ask for); --die-with-parent, --new-session
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from issuebench import config
+from issuebench.config import TESTBED_PATH
+from issuebench.sandbox.supervise import supervise
+from issuebench.sandbox.types import SANDBOX_FAILED, Bind, Limits, RunResult
+
+SANDBOX_HOME = "/tmp/home"
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# The whole environment a command starts from. PYTHONDONTWRITEBYTECODE is deliberately not set:
+# the reference harness does not set it, and some projects' own tests check .pyc writing.
+BASE_ENV = {
+    "PATH": DEFAULT_PATH,
+    "HOME": SANDBOX_HOME,
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "TMPDIR": "/tmp",
+}
+# Directories never worth hiding behind a tmpfs (hiding them would break the system view).
+_NEVER_HIDE = {"/", "/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin", "/opt", "/var", "/tmp", "/proc", "/dev"}
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_supports(option: str) -> bool:
+    try:
+        text = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option in text
+
+
+def hidden_dirs() -> list[str]:
+    """Directories covered by an empty tmpfs: $HOME, /root and the issuebench cache root."""
+    candidates = [Path.home(), Path("/root"), config.home()]
+    out: set[str] = set()
+    for path in candidates:
+        try:
+            resolved = path.resolve()
+        except OSError:
+            continue
+        text = str(resolved)
+        if text in _NEVER_HIDE or text.startswith("/tmp/") or not resolved.is_dir():
+            continue  # anything under /tmp is already hidden by the private /tmp
+        out.add(text)
+    return sorted(out, key=lambda p: (p.count("/"), p))
+
+
+def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], env: Mapping[str, str],
+               limits: Limits, network: bool, cwd: str, protect_git: bool = True) -> list[str]:
+    args = ["bwrap", "--unshare-all"]
+    if network:
+        args.append("--share-net")
+    args += ["--die-with-parent", "--new-session",
+             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if bwrap_supports("--size"):
+        # tmpfs pages are charged to the run's memory cgroup; the size caps them without one too.
+        args += ["--size", str((limits.memory_mb or 4096) * 1024 * 1024)]
+    args += ["--tmpfs", "/tmp"]
+    for path in hidden_dirs():
+        args += ["--tmpfs", path]
+    for bind in sorted(binds, key=lambda b: (b.dst or str(b.src)).count("/")):
+        dst = bind.dst or str(bind.src)
+        args += ["--bind" if bind.writable else "--ro-bind", str(bind.src), dst]
+    args += ["--bind", str(workspace), TESTBED_PATH]
+    git_dir = workspace / ".git"
+    if protect_git and git_dir.exists():
+        args += ["--ro-bind", str(git_dir), f"{TESTBED_PATH}/.git"]
+    args += ["--dir", SANDBOX_HOME, "--chdir", cwd, "--clearenv"]
+    for key, value in {**BASE_ENV, **env}.items():
+        args += ["--setenv", key, value]
+    args += ["--json-status-fd", "{STATUS_FD}", "--", *argv]
+    return args
+
+
+class BwrapSandbox:
+    name = "bwrap"
+
+    def run(self, argv: list[str], *, workspace: Path, binds: Sequence[Bind] = (),
+            env: Mapping[str, str] | None = None, limits: Limits | None = None,
+            network: bool = False, cwd: str = TESTBED_PATH,
+            output_path: Path | None = None, protect_git: bool = True) -> RunResult:
+        limits = limits or Limits()
+        workspace = Path(workspace).resolve()
+        missing = [str(b.src) for b in binds if not Path(b.src).exists()]
+        if not workspace.is_dir():
+            missing.insert(0, str(workspace))
+        if missing:
+            reason = (f"sandbox bind source {missing[0]} does not exist; build the environment "
+                      "again (issuebench envs) or check the workspace")
+            return RunResult(None, "", SANDBOX_FAILED, reason, 0.0, sandbox=self.name)
+        wrapped = build_argv(argv, workspace=workspace, binds=binds, env=dict(env or {}), limits=limits,
+                             network=network, cwd=cwd, protect_git=protect_git)
+        # The outer process only needs to find bwrap; the command's environment is set inside.
+        outer_env = {"PATH": os.environ.get("PATH", DEFAULT_PATH)}
+        return supervise(wrapped, cwd=workspace, env=outer_env, limits=limits, output_path=output_path,
+                         sandbox_name=self.name, status_fd=True)
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> str | None:
+    """None when bwrap can build a sandbox here, else the reason it cannot."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        proc = subprocess.run(["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+                               "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bwrap could not run: {exc}"
+    if proc.returncode != 0:
+        detail = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"bwrap cannot create namespaces here ({detail})"
+    return None

@@ -1,0 +1,296 @@
+"""Run one command under limits, read its output ourselves, and classify how it ended.
+
+Shared by the bubblewrap sandbox and the unsandboxed runner. Reading the pipe here (rather than
+letting the child write a file) is what bounds the output: past `max_output_bytes` we stop
+writing and kill the run, so a test printing forever cannot fill the disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from issuebench.sandbox import _launch
+from issuebench.sandbox.cgroups import RunCgroup
+from issuebench.sandbox.types import (
+    FILE_LIMIT,
+    MEMORY_LIMIT,
+    OK,
+    OUTPUT_LIMIT,
+    PROCESS_LIMIT,
+    SANDBOX_FAILED,
+    TIMEOUT,
+    Limits,
+    RunResult,
+)
+
+LAUNCHER = str(Path(_launch.__file__).resolve())
+CHUNK = 65536
+POLL_INTERVAL = 0.1
+# After the main process exits, how long to keep reading from children that still hold the pipe.
+DRAIN_GRACE = 2.0
+MiB = 1024 * 1024
+
+
+@dataclass
+class _State:
+    killed_for: str | None = None
+    output_bytes: int = 0
+    chunks: list[bytes] = field(default_factory=list)
+    status_text: str = ""
+    child_pid: int | None = None
+    oom_kills: int = 0
+    fork_refusals: int = 0
+    peak_mb: float | None = None
+
+
+def _rlimits(limits: Limits, group: RunCgroup) -> tuple[dict[str, int], list[str]]:
+    rl: dict[str, int] = {"CORE": 0}  # no core files dropped into the workspace
+    how: list[str] = []
+    if limits.max_file_mb is not None:
+        rl["FSIZE"] = limits.max_file_mb * MiB
+        how.append("fsize=rlimit")
+    if limits.memory_mb is not None:
+        if group.memory is not None:
+            how.append("memory=cgroup")
+        else:
+            rl["AS"] = limits.memory_mb * MiB
+            how.append("memory=rlimit(address space)")
+    if limits.max_procs is not None:
+        if group.pids is not None:
+            how.append("procs=cgroup")
+        elif os.geteuid() != 0:
+            rl["NPROC"] = limits.max_procs
+            how.append("procs=rlimit(per user)")
+        else:
+            how.append("procs=none(root is exempt from RLIMIT_NPROC and no pids cgroup is writable)")
+    return rl, how
+
+
+def _kill_tree(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    if state.child_pid:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(state.child_pid, signal.SIGKILL)
+    group.kill_all(deadline=2.0)
+
+
+def _parse_status(text: str) -> list[dict[str, object]]:
+    decoder = json.JSONDecoder()
+    out: list[dict[str, object]] = []
+    idx = 0
+    text = text.strip()
+    while idx < len(text):
+        try:
+            obj, end = decoder.raw_decode(text, idx)
+        except json.JSONDecodeError:
+            break
+        if isinstance(obj, dict):
+            out.append(obj)
+        idx = end
+        while idx < len(text) and text[idx].isspace():
+            idx += 1
+    return out
+
+
+def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits: Limits,
+              output_path: Path | None, sandbox_name: str, status_fd: bool = False) -> RunResult:
+    """Run argv (already wrapped by the sandbox, if any) and return how it ended.
+
+    With status_fd, argv must contain the placeholder "{STATUS_FD}" where bwrap's
+    --json-status-fd number goes; the JSON tells us whether the sandbox really started.
+    """
+    start = time.monotonic()
+    group = RunCgroup.create(limits.max_procs, limits.memory_mb)
+    rlimits, how = _rlimits(limits, group)
+    notes = list(group.notes)
+    state = _State()
+    status_r = status_w = None
+    argv = list(argv)
+    if status_fd:
+        status_r, status_w = os.pipe()
+        argv = [str(status_w) if a == "{STATUS_FD}" else a for a in argv]
+    spec = json.dumps({"cgroups": group.procs_files, "rlimits": rlimits})
+    out_file: IO[bytes] | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        if output_path is not None:
+            output_path.parent.mkdir(parents=True, exist_ok=True)
+            out_file = open(output_path, "wb")  # noqa: SIM115 - closed in finally
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", LAUNCHER, spec, *argv], cwd=cwd, env=dict(env),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True, pass_fds=(status_w,) if status_w is not None else ())
+        except OSError as exc:
+            return RunResult(None, "", SANDBOX_FAILED, f"could not start {argv[0]}: {exc}",
+                             time.monotonic() - start, " ".join(how), 0, sandbox_name, notes)
+        if status_w is not None:
+            os.close(status_w)
+            status_w = None
+        _pump(proc, state, group, limits, out_file, status_r, start)
+    finally:
+        if proc is not None and proc.poll() is None:
+            _kill_tree(proc, state, group)
+            proc.wait()
+        # Read the counters before the cgroup goes away.
+        state.oom_kills = group.oom_kills()
+        state.fork_refusals = group.pids_limit_hits()
+        state.peak_mb = group.peak_memory_mb()
+        problems = group.destroy()
+        notes.extend(problems)
+        if out_file is not None:
+            out_file.close()
+        for fd in (status_r, status_w):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+    assert proc is not None
+    duration = time.monotonic() - start
+    output = b"".join(state.chunks).decode("utf-8", errors="replace")
+    status, reason = _classify(proc.returncode, output, state, group, limits, status_fd)
+    returncode = None if state.killed_for else proc.returncode
+    if status_fd:
+        for record in _parse_status(state.status_text):
+            if "exit-code" in record and not state.killed_for:
+                returncode = int(record["exit-code"])  # type: ignore[call-overload]
+    if state.peak_mb is not None:
+        notes.append(f"peak memory {state.peak_mb:.0f} MiB")
+    return RunResult(returncode, output, status, reason, duration, " ".join(how),
+                     state.output_bytes, sandbox_name, notes)
+
+
+def _pump(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limits: Limits,
+          out_file: IO[bytes] | None, status_r: int | None, start: float) -> None:
+    assert proc.stdout is not None
+    out_fd = proc.stdout.fileno()
+    sel = selectors.DefaultSelector()
+    sel.register(out_fd, selectors.EVENT_READ, "out")
+    if status_r is not None:
+        sel.register(status_r, selectors.EVENT_READ, "status")
+    deadline = start + limits.timeout
+    drain_until: float | None = None
+    open_fds = 2 if status_r is not None else 1
+    try:
+        while True:
+            now = time.monotonic()
+            if drain_until is None and proc.poll() is not None:
+                drain_until = now + DRAIN_GRACE
+            if drain_until is not None and (open_fds == 0 or now > drain_until):
+                break
+            if state.killed_for is None:
+                if now > deadline:
+                    state.killed_for = TIMEOUT
+                elif group.pids_limit_hits() > 0:
+                    state.killed_for = PROCESS_LIMIT
+                if state.killed_for:
+                    _kill_tree(proc, state, group)
+            wait = POLL_INTERVAL if state.killed_for is None else 0.05
+            if not open_fds:  # the command closed its output but may still be running
+                time.sleep(wait)
+                continue
+            for key, _ in sel.select(timeout=wait):
+                fd = key.fd
+                try:
+                    data = os.read(fd, CHUNK)
+                except OSError:
+                    data = b""
+                if not data:
+                    sel.unregister(fd)
+                    open_fds -= 1
+                    continue
+                if key.data == "status":
+                    state.status_text += data.decode("utf-8", errors="replace")
+                    if state.child_pid is None:
+                        for record in _parse_status(state.status_text):
+                            if "child-pid" in record:
+                                state.child_pid = int(record["child-pid"])  # type: ignore[call-overload]
+                    continue
+                _take_output(data, state, limits, out_file)
+                if state.killed_for is None and state.output_bytes > limits.max_output_bytes:
+                    state.killed_for = OUTPUT_LIMIT
+                    _kill_tree(proc, state, group)
+        if state.killed_for is not None:
+            proc.wait()
+    finally:
+        sel.close()
+        if state.killed_for == OUTPUT_LIMIT:
+            note = f"\n[issuebench: output cut at {limits.max_output_bytes} bytes; the run was stopped]\n"
+            state.chunks.append(note.encode())
+            if out_file is not None:
+                out_file.write(note.encode())
+
+
+def _take_output(data: bytes, state: _State, limits: Limits, out_file: IO[bytes] | None) -> None:
+    room = limits.max_output_bytes - state.output_bytes
+    state.output_bytes += len(data)
+    if room <= 0:
+        return
+    kept = data[:room]
+    state.chunks.append(kept)
+    if out_file is not None:
+        out_file.write(kept)
+        out_file.flush()
+
+
+_FSIZE_SIGNAL = int(signal.SIGXFSZ)
+_MEMORY_WORDS = re.compile(r"MemoryError|Cannot allocate memory|std::bad_alloc|[Oo]ut of memory")
+_FORK_WORDS = re.compile(r"(fork|BlockingIOError).*Resource temporarily unavailable|"
+                         r"Resource temporarily unavailable.*fork|can't start new thread")
+
+
+def _classify(rc: int | None, output: str, state: _State, group: RunCgroup, limits: Limits,
+              bwrap: bool) -> tuple[str, str]:
+    if state.killed_for == OUTPUT_LIMIT:
+        return OUTPUT_LIMIT, (
+            f"the run printed more than {limits.max_output_bytes} bytes; the output was cut there and "
+            "every process stopped (a test printing in a loop?); raise max_output_bytes if it is real")
+    if state.killed_for == TIMEOUT:
+        return TIMEOUT, (
+            f"the run took longer than {limits.timeout:g}s and was stopped with every process it "
+            "started (including detached ones); raise --timeout if the tests are only slow")
+    oom = state.oom_kills
+    if oom:
+        return MEMORY_LIMIT, (
+            f"the run used more than {limits.memory_mb} MiB: the kernel killed {oom} process(es) for "
+            "memory; raise the memory limit if the tests need that much")
+    hits = state.fork_refusals
+    if state.killed_for == PROCESS_LIMIT or hits:
+        return PROCESS_LIMIT, (
+            f"the run tried to exceed {limits.max_procs} processes/threads at once ({hits} forks "
+            "refused) and was stopped (a fork bomb?); raise max_procs if the tests need more")
+    if bwrap and '"exit-code"' not in state.status_text:
+        lines = [ln for ln in output.splitlines() if ln.startswith("bwrap:")]
+        detail = lines[-1] if lines else (output.strip().splitlines() or ["no message"])[-1]
+        return SANDBOX_FAILED, (
+            f"bubblewrap could not set up the sandbox ({detail}); check that every bind path "
+            "exists and that user namespaces are enabled, or pass --no-sandbox")
+    if rc == _launch.LAUNCH_FAILED and output.startswith(_launch.TAG):
+        return SANDBOX_FAILED, output.strip().splitlines()[0]
+    if rc is not None and rc != 0:
+        if limits.max_file_mb is not None and (
+                rc in (-_FSIZE_SIGNAL, 128 + _FSIZE_SIGNAL) or "File too large" in output):
+            return FILE_LIMIT, (
+                f"a process tried to write a file larger than {limits.max_file_mb} MiB and was "
+                "refused (RLIMIT_FSIZE); raise max_file_mb if the tests really write such files")
+        if group.memory is None and limits.memory_mb is not None and _MEMORY_WORDS.search(output):
+            return MEMORY_LIMIT, (
+                f"the run ran out of its {limits.memory_mb} MiB address space (RLIMIT_AS; no memory "
+                "cgroup here); raise the memory limit if the tests need that much")
+        if group.pids is None and limits.max_procs is not None and _FORK_WORDS.search(output):
+            return PROCESS_LIMIT, (
+                f"the run could not start more processes (limit {limits.max_procs}, RLIMIT_NPROC); "
+                "raise max_procs if the tests need more")
+    return OK, "" if rc == 0 else f"the command exited with status {rc}"
