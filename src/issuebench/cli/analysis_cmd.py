@@ -95,7 +95,40 @@ def compare_cmd(
     _emit(render(result), output)
 
 
+@friendly_errors
+def audit_cmd(
+    dataset: str = typer.Argument(..., help="Tasks: .json, .jsonl, .parquet, a folder or a hub name."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
+    output: Path | None = typer.Option(None, "--output", "-o"),
+    run: Path | None = typer.Option(None, "--run", help="A run: correlate each characteristic with success."),
+    alternatives: Path | None = typer.Option(
+        None, "--alternatives", help="Predictions holding known-valid alternative fixes: run them and list rejects."),
+    output_dir: Path = typer.Option(Path("audit-output"), "--output-dir", help="Where --alternatives runs write."),
+    repos_dir: Path | None = typer.Option(None, "--repos-dir", help="Local clones for --alternatives."),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run --alternatives without bubblewrap."),
+    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds per instance for --alternatives."),
+) -> None:
+    """Lite rules rule by rule, Verified-style checks, characteristics (and their link to success)."""
+    from issuebench.analysis.audit_report import audit_tasks, to_json, to_text
+
+    _check_format(fmt, ("table", "json"))
+    tasks = _load_dataset(dataset)
+    system = _one_system(run, "--run") if run is not None else None
+    rejected = None
+    if alternatives is not None:
+        from issuebench.analysis.audit import dynamic_check, harness_evaluator
+        from issuebench.datasets import load_predictions
+
+        preds = load_predictions(alternatives, tasks).predictions
+        evaluate = harness_evaluator(output_dir=output_dir, repos_dir=repos_dir, no_sandbox=no_sandbox,
+                                     timeout=timeout)
+        rejected = dynamic_check(tasks, preds, evaluate)
+    report = audit_tasks(tasks, run=system, rejected=rejected)
+    _emit(to_json(report) if fmt == "json" else to_text(report), output)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.command("report")(report_cmd)
     app.command("compare")(compare_cmd)
+    app.command("audit")(audit_cmd)
