@@ -1,9 +1,54 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""`issuebench regrade`: grade saved logs again, ours or the reference harness's, running nothing."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import typer
+
+from issuebench.cli.common import console, err_console, friendly_errors
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    app.command("regrade")(regrade_command)
+
+
+@friendly_errors
+def regrade_command(
+    logs: Path = typer.Option(..., "--logs", "-l", help="A run's output folder, logs/run_evaluation/..., "
+                              "or any folder of <instance_id>/test_output.txt (found recursively)."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks (.json/.jsonl/.parquet, folder, 'demo', hub "
+                                "name): needs instance_id, repo or log_parser, FAIL_TO_PASS, PASS_TO_PASS."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write report.json per instance (same layout as "
+                                "--logs) and the run summary here. Without it, only print the results."),
+    strict: bool = typer.Option(False, "--strict", help="Also count XFAIL/SKIPPED as FAIL_TO_PASS failures."),
+    rule: str = typer.Option("auto", "--rule", help="Grading rule: auto (each log's own harness), current, "
+                             "swebench-4 or swebench-2 (see docs/conformance.md)."),
+    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
+    run_id: str = typer.Option(None, "--run-id", help="Run id for the summary (default: from the log path)."),
+    model: str = typer.Option(None, "--model", help="Model name for the reports (default: from the log path)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print every instance, not only the totals."),
+) -> None:
+    """Grade saved test logs without running anything; the verdicts match the harness that wrote them."""
+    from issuebench.cli.eval_view import results_table
+    from issuebench.datasets import load_tasks
+    from issuebench.models import InstanceStatus
+    from issuebench.regrade import regrade
+
+    tasks = load_tasks(dataset, split=split)
+    result = regrade(logs, tasks, output, strict=strict, rule=rule, run_id=run_id, model=model)
+    reports = result.reports
+    unknown = [r.instance_id for r in reports if r.reason.startswith("instance not in the dataset")]
+    if unknown:
+        err_console.print(f"[yellow]warning:[/] {len(unknown)} log(s) name instances not in the dataset: "
+                          f"{', '.join(unknown[:10])}")
+    if verbose:
+        console.print(results_table(reports, title="regrade"))
+    counts = Counter(r.status.value for r in reports)
+    resolved = counts.get(InstanceStatus.RESOLVED.value, 0)
+    console.print(f"regraded {len(reports)} log(s): [bold green]{resolved} resolved[/] "
+                  + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())
+                              if status != InstanceStatus.RESOLVED.value))
+    for path in result.summaries:
+        console.print(f"summary: {path}")

@@ -1,0 +1,312 @@
+"""Grade saved logs again without running anything: issuebench's runs and the reference's.
+
+A log folder is any tree holding per-instance folders with `test_output.txt`; the instance id is
+the folder's name. In the run layout (`logs/run_evaluation/<run>/<model>/<id>/`) the run id and
+model come from the path.
+
+Which log is which, and how each is read:
+
+- issuebench's own logs start with `>>>>> Start Test Output <nonce>` (written by the harness,
+  outside the sandbox), so only the section carrying that nonce is graded.
+- Reference logs with plain markers (swebench 3.x and later): an apply failure, reset failure,
+  test error or timeout line means the patch counts as not applied; otherwise the section
+  between the first markers is parsed, and the whole log when that section yields nothing.
+- Reference logs without markers (swebench 2.x, mid-2024 runs): the same failure lines, plus
+  "Failed to reset task environment" and the need for an "applied patch" line; the log after
+  the last `>>>>> Applied Patch (pred)` is parsed whole.
+
+The grading rule "auto" reproduces each log's own harness: "current" for ours, "swebench-4"
+for reference logs with markers, "swebench-2" for reference logs without (see grading.py).
+Reference logs are parsed with the parser the reference used for the repository, in the form
+of its time (the v2 pytest parser kept only the first token of an id until swebench 5).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from issuebench.grading import GRADING_RULES, GradingRule, grade
+from issuebench.models import InstanceReport, InstanceStatus, Task, TestStatusMap
+from issuebench.parsers import (
+    END_TEST_OUTPUT,
+    START_TEST_OUTPUT,
+    canonical_name,
+    extract_test_output,
+    get_parser,
+    parser_for_repo,
+)
+
+TEST_OUTPUT_FILE = "test_output.txt"
+RESULT_FILE = "result.json"
+LogKind = Literal["issuebench", "reference", "reference-2"]
+
+_NONCE_LINE = re.compile(re.escape(START_TEST_OUTPUT) + r" (\S+)[ \t]*\r?$", re.MULTILINE)
+APPLY_PATCH_FAIL = ">>>>> Patch Apply Failed"
+APPLY_PATCH_PASS = ">>>>> Applied Patch"
+RESET_FAILED = ">>>>> Reset Failed"
+TESTS_ERROR = ">>>>> Tests Errored"
+TESTS_TIMEOUT = ">>>>> Tests Timed Out"
+_RESET_FAILED_OLD = "Failed to reset task environment"
+# The parsers whose reference form changed over time: name -> the form older harnesses used.
+_LEGACY_PARSERS = {"parse_log_pytest_v2": "parse_log_pytest_v2_legacy",
+                   "parse_log_astropy": "parse_log_pytest_v2_legacy",
+                   "parse_log_scikit": "parse_log_pytest_v2_legacy",
+                   "parse_log_sphinx": "parse_log_pytest_v2_legacy"}
+
+
+@dataclass(frozen=True)
+class FoundLog:
+    instance_id: str
+    test_output: Path
+    run_id: str | None = None
+    model: str | None = None
+
+    @property
+    def instance_dir(self) -> Path:
+        return self.test_output.parent
+
+
+@dataclass
+class ReadLog:
+    """What a log says before grading: the kind, the status map or why there is none."""
+
+    kind: LogKind
+    status_map: TestStatusMap | None
+    status: InstanceStatus = InstanceStatus.UNRESOLVED
+    reason: str = ""
+    parser: str = ""
+
+
+@dataclass
+class RegradeResult:
+    reports: list[InstanceReport] = field(default_factory=list)
+    summaries: list[Path] = field(default_factory=list)
+    output_dir: Path | None = None
+
+
+def repo_from_instance_id(instance_id: str) -> str:
+    """`scikit-learn__scikit-learn-12421` -> `scikit-learn/scikit-learn`, as the reference does."""
+    return "-".join(instance_id.replace("__", "/").split("-")[:-1])
+
+
+def find_logs(logs_dir: Path, *, exclude: Path | None = None) -> list[FoundLog]:
+    """Every `<id>/test_output.txt` under `logs_dir`, sorted by path."""
+    found = []
+    excluded = exclude.resolve() if exclude is not None else None
+    for path in sorted(Path(logs_dir).rglob(TEST_OUTPUT_FILE)):
+        if excluded is not None and path.resolve().is_relative_to(excluded):
+            continue
+        parts = path.relative_to(logs_dir).parts
+        run_id = model = None
+        if "run_evaluation" in parts:
+            at = len(parts) - 1 - parts[::-1].index("run_evaluation")
+            rest = parts[at + 1:]
+            if len(rest) == 4:  # run / model / id / test_output.txt
+                run_id, model = rest[0], rest[1]
+        found.append(FoundLog(instance_id=path.parent.name, test_output=path, run_id=run_id, model=model))
+    return found
+
+
+def log_kind(text: str) -> LogKind:
+    if _NONCE_LINE.match(text.split("\n", 1)[0]):
+        return "issuebench"
+    if START_TEST_OUTPUT in text:
+        return "reference"
+    return "reference-2"
+
+
+def parser_name_for(task: Task, kind: LogKind, rule: GradingRule) -> str:
+    """The parser the log's harness used: the row's own, else the recipe's, else the reference's."""
+    name = task.log_parser or (task.env.log_parser if task.env is not None else None)
+    if name is None and kind == "issuebench":
+        name = _recipe_parser(task)
+    name = canonical_name(name or parser_for_repo(task.repo))
+    if rule != "current":
+        name = _LEGACY_PARSERS.get(name, name)
+    return name
+
+
+def _recipe_parser(task: Task) -> str | None:
+    try:
+        from issuebench.envs import resolve_spec
+
+        return resolve_spec(task).log_parser
+    except Exception:  # no recipe for this repo: fall back to the reference's choice
+        return None
+
+
+def auto_rule(kind: LogKind) -> GradingRule:
+    return {"issuebench": "current", "reference": "swebench-4", "reference-2": "swebench-2"}[kind]
+
+
+def read_log(text: str, task: Task, *, rule: GradingRule | None = None) -> tuple[ReadLog, GradingRule]:
+    """Slice and parse one log the way the harness that wrote it did."""
+    kind = log_kind(text)
+    rule = rule or auto_rule(kind)
+    name = parser_name_for(task, kind, rule)
+    parser = get_parser(name)
+    if kind == "issuebench":
+        match = _NONCE_LINE.match(text.split("\n", 1)[0])
+        assert match is not None
+        section = extract_test_output(text, nonce=match.group(1))
+        if section is None:
+            return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
+                           "the end marker with this run's nonce is missing", name), rule
+        status_map = parser(section)
+        if not status_map:
+            return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
+                           "no test results between the markers", name), rule
+        return ReadLog(kind, status_map, parser=name), rule
+
+    failure = _reference_failure(text, kind)
+    if failure is not None:
+        status, reason = failure
+        return ReadLog(kind, None, status, reason, name), rule
+    if kind == "reference":
+        section = extract_test_output(text)
+        if section is None:  # a start marker without an end marker
+            return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
+                           f"'{END_TEST_OUTPUT}' missing", name), rule
+        # The reference falls back to the whole log when the section holds no results.
+        status_map = parser(section) or parser(text)
+    else:
+        status_map = parser(text.split(f"{APPLY_PATCH_PASS} (pred)")[-1])
+    return ReadLog(kind, status_map, parser=name), rule
+
+
+def _reference_failure(text: str, kind: LogKind) -> tuple[InstanceStatus, str] | None:
+    """The reference's "patch not applied" conditions, as a status and a reason."""
+    if APPLY_PATCH_FAIL in text:
+        return InstanceStatus.APPLY_FAILED, f"the log says '{APPLY_PATCH_FAIL}'"
+    if TESTS_TIMEOUT in text:
+        return InstanceStatus.TIMEOUT, f"the log says '{TESTS_TIMEOUT}'"
+    for marker in (RESET_FAILED, TESTS_ERROR):
+        if marker in text:
+            return InstanceStatus.ERROR, f"the log says '{marker}'"
+    if kind == "reference-2":
+        if _RESET_FAILED_OLD in text:
+            return InstanceStatus.ERROR, f"the log says '{_RESET_FAILED_OLD}'"
+        if "applied patch" not in text.lower():
+            return InstanceStatus.APPLY_FAILED, "no 'Applied patch' line and no test output markers"
+    return None
+
+
+def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: GradingRule | None = None,
+                model: str | None = None) -> InstanceReport:
+    """One saved log -> its report. Never raises for a bad log: it gets a status and a reason."""
+    model_name = model or log.model or "unknown"
+    base = InstanceReport(instance_id=log.instance_id, model_name_or_path=model_name,
+                          status=InstanceStatus.ERROR, repo=task.repo)
+    previous = _previous_result(log.instance_dir)
+    try:
+        text = log.test_output.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return base.model_copy(update={"reason": f"{log.test_output}: cannot read: {exc.strerror}"})
+    if not text.strip() and previous is not None and not previous.status.completed:
+        # The tests never ran (patch did not apply, environment failed ...): keep that verdict.
+        return previous.model_copy(update={"model_name_or_path": model_name})
+    read, used_rule = read_log(text, task, rule=rule)
+    notes = [f"regraded from {log.test_output.name} ({read.kind} log, parser {read.parser}, rule {used_rule})"]
+    if read.status_map is None:
+        if previous is not None and not previous.status.completed and read.kind == "issuebench":
+            return previous.model_copy(update={"model_name_or_path": model_name})
+        return base.model_copy(update={
+            "status": read.status, "reason": read.reason, "notes": notes,
+            "patch_successfully_applied": read.status is InstanceStatus.LOG_UNPARSEABLE})
+    result = grade(read.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
+                   strict=strict, rule=used_rule)
+    return base.model_copy(update={
+        "status": InstanceStatus.RESOLVED if result.resolved else InstanceStatus.UNRESOLVED,
+        "reason": _reason(result),
+        "patch_successfully_applied": True,
+        "resolved": result.resolved,
+        "tests_status": result.tests_status,
+        "outcome": result.outcome,
+        "notes": [*notes, *result.strict_flags],
+        **_carried_over(previous),
+    })
+
+
+def _reason(result) -> str:
+    if result.resolved:
+        return "all FAIL_TO_PASS and PASS_TO_PASS tests pass"
+    parts = []
+    for name, lst in (("FAIL_TO_PASS", result.tests_status.FAIL_TO_PASS),
+                      ("PASS_TO_PASS", result.tests_status.PASS_TO_PASS)):
+        if lst.failure:
+            parts.append(f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail")
+    parts.extend(f"strict: {flag}" for flag in result.strict_flags)
+    return "; ".join(parts) or "not resolved"
+
+
+def _previous_result(instance_dir: Path) -> InstanceReport | None:
+    path = instance_dir / RESULT_FILE
+    if not path.is_file():
+        return None
+    try:
+        return InstanceReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+def _carried_over(previous: InstanceReport | None) -> dict:
+    """Facts of the original run that regrading does not change."""
+    if previous is None:
+        return {}
+    keys = ("patch_status", "apply_method", "env_hash", "exclude_newer", "python", "cost", "durations")
+    return {key: getattr(previous, key) for key in keys}
+
+
+def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = None, *,
+            strict: bool = False, rule: str | None = None, run_id: str | None = None,
+            model: str | None = None) -> RegradeResult:
+    """Regrade every log under `logs_dir`; with `output_dir`, write reports and run summaries."""
+    from issuebench.errors import IssuebenchError
+
+    if rule is not None and rule != "auto" and rule not in GRADING_RULES:
+        raise IssuebenchError(f"unknown grading rule {rule!r}",
+                              hint=f"use auto or one of: {', '.join(GRADING_RULES)}")
+    chosen_rule: GradingRule | None = None if rule in (None, "auto") else rule  # type: ignore[assignment]
+    logs_dir = Path(logs_dir)
+    if not logs_dir.is_dir():
+        raise IssuebenchError(f"{logs_dir}: no such folder", hint="give the folder holding the run's logs")
+    by_id = {task.instance_id: task for task in tasks}
+    logs = find_logs(logs_dir, exclude=output_dir)
+    if not logs:
+        raise IssuebenchError(f"{logs_dir}: no {TEST_OUTPUT_FILE} found in any folder below it",
+                              hint="point --logs at a run folder (logs/run_evaluation/...) or a folder of instance folders")
+    result = RegradeResult(output_dir=output_dir)
+    groups: dict[tuple[str, str], list[InstanceReport]] = {}
+    for log in logs:
+        task = by_id.get(log.instance_id)
+        if task is None:
+            report = InstanceReport(instance_id=log.instance_id, model_name_or_path=model or log.model or "unknown",
+                                    status=InstanceStatus.ERROR,
+                                    reason="instance not in the dataset: its test lists are unknown")
+        else:
+            report = regrade_log(log, task, strict=strict, rule=chosen_rule, model=model)
+        result.reports.append(report)
+        group = (run_id or log.run_id or "regrade", report.model_name_or_path)
+        groups.setdefault(group, []).append(report)
+        if output_dir is not None:
+            _write_report(output_dir, logs_dir, log, report)
+    if output_dir is not None:
+        from issuebench.harness.summary import write_summary
+
+        for (group_run, group_model), reports in sorted(groups.items()):
+            result.summaries.append(write_summary(
+                reports, run_id=group_run, model=group_model, output_dir=output_dir,
+                dataset_ids=list(by_id), submitted_ids=[r.instance_id for r in reports]))
+    return result
+
+
+def _write_report(output_dir: Path, logs_dir: Path, log: FoundLog, report: InstanceReport) -> None:
+    from issuebench.harness.artifacts import write_instance_result
+
+    target = output_dir / log.instance_dir.relative_to(logs_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    write_instance_result(target, report)
