@@ -1,0 +1,184 @@
+"""The Docker backend up to the engine call, with a fake client that records calls."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+from dataclasses import dataclass
+
+import pytest
+
+from issuebench.harness import docker_backend as db
+from issuebench.models import Task
+
+TEST_PATCH = """diff --git a/tests/test_x.py b/tests/test_x.py
+--- a/tests/test_x.py
++++ b/tests/test_x.py
+@@ -1 +1,2 @@
+ a = 1
++b = 2
+"""
+MODEL_PATCH = """diff --git a/x.py b/x.py
+--- a/x.py
++++ b/x.py
+@@ -1 +1 @@
+-x = 1
++x = 2
+"""
+
+
+@dataclass
+class Limits:
+    timeout: float = 30.0
+    memory_mb: int | None = 2048
+    max_procs: int | None = 128
+
+
+class FakeContainer:
+    def __init__(self, log: list, exit_code: int = 0, hang: bool = False, output: bytes = b"") -> None:
+        self.log, self.exit_code, self.hang, self.output = log, exit_code, hang, output
+        self.archive: bytes | None = None
+
+    def put_archive(self, path, data):
+        self.log.append(("put_archive", path))
+        self.archive = data
+        return True
+
+    def start(self):
+        self.log.append(("start",))
+
+    def logs(self, stream=False, follow=False):
+        return iter([self.output])
+
+    def wait(self, timeout=None):
+        self.log.append(("wait", timeout))
+        if self.hang:
+            raise TimeoutError("read timed out")
+        return {"StatusCode": self.exit_code}
+
+    def kill(self):
+        self.log.append(("kill",))
+
+    def remove(self, force=False):
+        self.log.append(("remove", force))
+
+
+class FakeClient:
+    def __init__(self, **container_kw) -> None:
+        self.log: list = []
+        self.created: dict | None = None
+        self.container = FakeContainer(self.log, **container_kw)
+        self.containers = self
+
+    def create(self, **kwargs):
+        self.created = kwargs
+        self.log.append(("create",))
+        return self.container
+
+    def list(self, all=False, filters=None):
+        self.log.append(("list", filters))
+        return [self.container]
+
+    def ping(self):
+        return True
+
+
+def _task(**kw) -> Task:
+    base = {"instance_id": "psf__requests-2317", "repo": "psf/requests", "base_commit": "b" * 40,
+            "test_patch": TEST_PATCH}
+    base.update(kw)
+    return Task(**base)
+
+
+def _archive_files(data: bytes) -> dict[str, str]:
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        return {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}
+
+
+def test_image_name_follows_the_reference_and_the_row_wins():
+    assert db.image_name(_task()) == "swebench/sweb.eval.x86_64.psf_1776_requests-2317:latest"
+    assert db.image_name(_task(instance_id="Foo__Bar-1")) == "swebench/sweb.eval.x86_64.foo_1776_bar-1:latest"
+    assert db.image_name(_task(image="me/img:1")) == "me/img:1"
+
+
+def test_container_config_is_locked_down():
+    cfg = db.container_config(_task(), Limits(), "n0nce")
+    assert cfg["network_disabled"] is True and cfg["auto_remove"] is True
+    assert cfg["mem_limit"] == "2048m" and cfg["memswap_limit"] == "2048m"
+    assert cfg["pids_limit"] == 128 and cfg["nano_cpus"] == int(1e9)
+    assert cfg["labels"][db.LABEL] == "1" and cfg["labels"][db.LABEL_PID] == str(os.getpid())
+    assert cfg["labels"]["issuebench.instance"] == "psf__requests-2317"
+
+
+def test_run_sends_patches_and_script_then_reads_output():
+    client = FakeClient(output=b">>>>> Start Test Output n1\nPASSED t\n>>>>> End Test Output n1\n")
+    out, status = db.run_in_docker(_task(), MODEL_PATCH, "pytest -rA tests/test_x.py", "n1", Limits(), client=client)
+    assert status == "ok" and "PASSED t" in out
+    assert [c[0] for c in client.log][:4] == ["create", "put_archive", "start", "wait"]
+    assert ("wait", 30.0) in client.log
+    files = _archive_files(client.container.archive)
+    assert files["issuebench/model.patch"] == MODEL_PATCH and files["issuebench/test.patch"] == TEST_PATCH
+    script = files["issuebench/run.sh"]
+    # Order: apply model patch, reset test files, apply test patch, markers around the test command.
+    order = [script.index(s) for s in ("model.patch", "git checkout " + "b" * 40 + " -- tests/test_x.py",
+                                       "test.patch", "Start Test Output n1", "pytest -rA tests/test_x.py",
+                                       "End Test Output n1")]
+    assert order == sorted(order)
+
+
+def test_no_model_patch_means_no_apply_step():
+    client = FakeClient()
+    db.run_in_docker(_task(), None, "pytest", "n", Limits(), client=client)
+    files = _archive_files(client.container.archive)
+    assert "issuebench/model.patch" not in files and "model.patch" not in files["issuebench/run.sh"]
+
+
+@pytest.mark.parametrize(("code", "status"), [(db.APPLY_FAILED_EXIT, "apply_failed"), (137, "memory_limit"), (1, "ok")])
+def test_exit_codes_map_to_statuses(code, status):
+    assert db.run_in_docker(_task(), MODEL_PATCH, "pytest", "n", Limits(), client=FakeClient(exit_code=code))[1] == status
+
+
+def test_timeout_kills_the_container():
+    client = FakeClient(hang=True)
+    out, status = db.run_in_docker(_task(), MODEL_PATCH, "pytest", "n", Limits(timeout=5), client=client)
+    assert status == "timeout" and ("kill",) in client.log and "timed out" in out
+
+
+def test_cleanup_removes_labelled_containers():
+    client = FakeClient()
+    assert db.cleanup_containers(client, pid=123) == 1
+    assert ("list", {"label": f"{db.LABEL_PID}=123"}) in client.log and ("remove", True) in client.log
+
+
+def test_script_runs_in_bash_and_reports_apply_failure(tmp_path):
+    """The generated script itself, run by bash against a real git repo standing in for /testbed."""
+    repo = tmp_path / "testbed"
+    repo.mkdir()
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    (repo / "x.py").write_text("x = 9\n")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_x.py").write_text("a = 1\n")
+    subprocess.run("git init -q && git add -A && git commit -qm i", shell=True, cwd=repo, check=True, env=env)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    (stage / "model.patch").write_text(MODEL_PATCH)   # does not apply: x.py holds 9
+    (stage / "test.patch").write_text(TEST_PATCH)
+    script = db.eval_script(_task(base_commit=sha), "cat tests/test_x.py", "zz", True)
+    script = script.replace(db.TESTBED, str(repo)).replace(db.STAGE, str(stage))
+    script = script.replace("git config --global", "true")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == db.APPLY_FAILED_EXIT and "Patch Apply Failed" in proc.stdout
+    # With an applicable patch the test patch applies and the output sits between the markers.
+    (repo / "x.py").write_text("x = 1\n")
+    subprocess.run("git commit -qam one", shell=True, cwd=repo, check=True, env=env)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    script = db.eval_script(_task(base_commit=sha), "cat tests/test_x.py", "zz", True)
+    script = script.replace(db.TESTBED, str(repo)).replace(db.STAGE, str(stage)).replace("git config --global", "true")
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    section = proc.stdout.split(">>>>> Start Test Output zz")[1].split(">>>>> End Test Output zz")[0]
+    assert "b = 2" in section
