@@ -1,9 +1,66 @@
-"""CLI commands (module owned by one part of the project; see docs/architecture.md)."""
+"""`issuebench setup SRC`: find how to install and test a repository at a commit or date."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+
+from issuebench.cli.common import console, err_console, friendly_errors
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("setup")(setup)
+
+
+@friendly_errors
+def setup(
+    src: str = typer.Argument(..., help="A git clone, a source folder (e.g. an unpacked sdist) or a git URL."),
+    commit: str | None = typer.Option(None, "--commit", help="Commit of the clone to set up (default HEAD)."),
+    date: str | None = typer.Option(None, "--date", help="Resolve packages as of this ISO date "
+                                    "(default: the commit's date; for a folder, its newest file)."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write the recipe here (.toml or .json)."),
+    fmt: str = typer.Option("text", "--format", help="text, or json: one JSON object on stdout."),
+    max_iterations: int = typer.Option(4, "--max-iterations", min=1, help="Builds to try at most."),
+    model: str | None = typer.Option(None, "--model", help="Optional OpenAI-compatible model as URL/NAME "
+                                     "(key from ISSUEBENCH_MODEL_API_KEY or OPENAI_API_KEY)."),
+    threshold: float = typer.Option(0.95, "--threshold", min=0.0, max=1.0,
+                                    help="Share of counted tests that must pass."),
+    no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor save remembered recipes."),
+    repo_name: str | None = typer.Option(None, "--repo", help="Repository name for the recipe memory "
+                                         "(default: origin remote owner/name, else the folder name)."),
+) -> None:
+    """Find install and test commands for a Python repository, historically accurate."""
+    from issuebench.setup import setup_repository
+    from issuebench.setup.recipe_io import write_recipe
+
+    if fmt not in ("text", "json"):
+        raise typer.BadParameter("--format must be text or json")
+    result = setup_repository(src, commit=commit, date=date, max_iterations=max_iterations, model=model,
+                              threshold=threshold, memory=not no_memory, repo_name=repo_name)
+    if output is not None:
+        write_recipe(output, result.recipe())
+    if fmt == "json":
+        print(json.dumps(result.summary()))
+    else:
+        _print_text(result, output)
+    if not result.success:
+        raise typer.Exit(1)
+
+
+def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped-def]
+    for attempt in result.attempts:
+        line = (f"  {attempt.iteration}. python {attempt.python} \\[{attempt.origin}] -> {attempt.stage}"
+                f" ({attempt.tests_passed}/{attempt.tests_run} passed, {attempt.seconds:.1f}s)")
+        console.print(line, highlight=False)
+        if attempt.error_kind:
+            console.print(f"     {attempt.error_kind}; fix: {attempt.fix or 'none found'}", highlight=False)
+    verdict = "[green]accepted[/]" if result.success else f"[red]not accepted[/]: {result.reason}"
+    console.print(f"{result.repo}: {verdict} — python {result.python}, {result.tests_passed}/{result.tests_run} "
+                  f"tests passed, {result.iterations} iterations, {result.seconds:.1f}s", highlight=False)
+    if result.suite_command:
+        console.print(f"  suite: {result.suite_command}", highlight=False)
+    if output is not None:
+        err_console.print(f"recipe written to {output}", highlight=False)

@@ -1,0 +1,133 @@
+"""Extraction reads each kind of source at the requested commit, and plans from what it read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issuebench.config import TESTBED_PATH
+from issuebench.setup.extract import extract
+from issuebench.setup.plan import EDITABLE_INSTALL, initial_plan
+from issuebench.setup.requirements import requirement_name
+from issuebench.setup.source import SourceTree
+from tests.gitrepo import commit_files, init_repo
+
+PKG = {"pkg/__init__.py": "X = 1\n", "tests/test_x.py": "def test_x():\n    assert True\n"}
+
+
+def _names(reqs: list[str]) -> set[str | None]:
+    return {requirement_name(r) for r in reqs}
+
+
+def _plan(tmp_path: Path, files: dict[str, str], date: str = "2021-06-01T00:00:00Z"):
+    init_repo(tmp_path / "r", {**PKG, **files}, date=date)
+    tree = SourceTree.open(tmp_path / "r")
+    facts = extract(tree)
+    return facts, initial_plan(facts, tree, date=tree.date(), pythons=["3.9", "3.8"])
+
+
+def test_tox_ini_only(tmp_path: Path) -> None:
+    facts, plan = _plan(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+        "requirements-test.in": "",
+        "tox.ini": "[tox]\nenvlist = py{36,37,38}, lint\n\n[testenv]\ndeps =\n    pytest\n"
+                   "    py27: mock\n    -rreq/extra.txt\ncommands = pytest {posargs} tests\n\n"
+                   "[testenv:lint]\ndeps = flake8\ncommands = flake8\n",
+        "req/extra.txt": "six>=1.10  # comment\n-e .\n",
+    })
+    assert facts.ci_pythons == {"3.6", "3.7", "3.8"}
+    names = _names(plan.spec.packages)
+    assert {"pytest", "six", "setuptools"} <= names
+    assert "mock" not in names and "flake8" not in names   # py27-only factor and lint env dropped
+    assert plan.runner == "pytest" and plan.spec.log_parser == "pytest"
+    assert plan.test_args == ["tests"] and plan.suite_command == "pytest -rA tests"
+    assert plan.spec.install == [EDITABLE_INSTALL]
+
+
+def test_github_workflow_only(tmp_path: Path) -> None:
+    workflow = """
+name: ci
+on: [push]
+jobs:
+  test:
+    strategy:
+      matrix:
+        python-version: [3.7, 3.8, "3.9", 3.10, pypy-3.7]
+    steps:
+      - uses: actions/setup-python@v2
+        with:
+          python-version: ${{ matrix.python-version }}
+      - run: |
+          python -m pip install --upgrade pip
+          pip install -e .[testing] hypothesis "attrs>=19"
+      - run: python -m pytest -q src/tests
+"""
+    facts, plan = _plan(tmp_path, {
+        ".github/workflows/ci.yml": workflow,
+        "pyproject.toml": "[build-system]\nrequires = ['flit_core>=2']\nbuild-backend = 'flit_core.buildapi'\n\n"
+                          "[project]\nname = 'pkg'\nrequires-python = '>=3.7'\n"
+                          "[project.optional-dependencies]\ntesting = ['pytest-mock']\n",
+        "src/tests/test_y.py": "def test_y():\n    pass\n",
+    })
+    assert facts.ci_pythons == {"3.7", "3.8", "3.9", "3.10"}   # YAML's 3.10 float read right, pypy skipped
+    assert "testing" in facts.wanted_extras
+    names = _names(plan.spec.packages)
+    assert {"flit-core", "pytest-mock", "hypothesis", "attrs", "pytest"} <= names
+    assert "setuptools" not in names and "pip" not in names
+    assert plan.test_args == ["src/tests"]
+
+
+def test_setup_cfg_extras_only(tmp_path: Path) -> None:
+    facts, plan = _plan(tmp_path, {
+        "setup.py": "import setuptools\nsetuptools.setup()\n",
+        "setup.cfg": "[metadata]\nname = pkg\n\n[options]\npython_requires = >=3.6\ninstall_requires =\n"
+                     "    requests>=2\n\n[options.extras_require]\ntests =\n    pytest>=5\n    freezegun\n"
+                     "docs =\n    sphinx\n\n[tool:pytest]\ntestpaths = tests\n",
+    })
+    assert facts.requires_python == [">=3.6"] and facts.pytest_configured
+    names = _names(plan.spec.packages)
+    assert {"requests", "pytest", "freezegun"} <= names and "sphinx" not in names
+    assert "pytest>=5" in plan.spec.packages                # the more specific requirement wins
+    assert plan.test_args == []                              # testpaths is configured
+
+
+def test_setup_py_ast_names_and_reads_requirements(tmp_path: Path) -> None:
+    setup_py = """
+from setuptools import setup
+deps = open('requirements.txt').read().splitlines()
+extras = {'test': ['pytest', 'pkg[speed]']}
+extras['speed'] = ['ujson']
+setup(name='pkg', install_requires=deps + ['click'], extras_require=extras,
+      tests_require=['mock'], python_requires='>=3.6, !=3.7.*', use_2to3=True)
+"""
+    facts, plan = _plan(tmp_path, {"setup.py": setup_py, "requirements.txt": "pyyaml==5.1\n# c\n"})
+    names = _names(plan.spec.packages)
+    assert {"pyyaml", "click", "pytest", "mock", "ujson"} <= names   # self extra pkg[speed] expanded
+    assert "pkg" not in names
+    assert "setuptools<58" in plan.spec.packages                     # use_2to3 needs old setuptools
+    assert facts.requires_python == [">=3.6, !=3.7.*"]
+
+
+def test_reads_files_at_the_commit_not_the_worktree(tmp_path: Path) -> None:
+    first = init_repo(tmp_path / "r", {**PKG, "tox.ini": "[testenv]\ndeps = nose\ncommands = nosetests\n"},
+                      date="2019-01-01T00:00:00Z")
+    commit_files(tmp_path / "r", {"tox.ini": "[testenv]\ndeps = pytest\ncommands = pytest\n"}, "later",
+                 date="2022-01-01T00:00:00Z")
+    tree = SourceTree.open(tmp_path / "r", first)
+    assert tree.date() == "2019-01-01T00:00:00+00:00"
+    assert _names(extract(tree).test_requires) == {"nose"}
+    out = tree.export(tmp_path / "ws")
+    assert "nose" in (out / "tox.ini").read_text()
+
+
+def test_unittest_only_repo_uses_unittest(tmp_path: Path) -> None:
+    _facts, plan = _plan(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg', test_suite='tests')\n"})
+    assert plan.runner == "unittest" and plan.spec.log_parser == "unittest"
+    assert plan.suite_command == "python -m unittest discover -v -s tests -t ."
+
+
+def test_broken_config_is_noted_not_fatal(tmp_path: Path) -> None:
+    facts, plan = _plan(tmp_path, {"setup.cfg": "not an ini [[[", "pyproject.toml": "= broken"})
+    assert any("not parsed" in n for n in facts.notes)
+    assert plan.spec.install == []                       # nothing installable: PYTHONPATH instead
+    assert plan.spec.env_vars["PYTHONPATH"] == TESTBED_PATH

@@ -1,0 +1,89 @@
+"""Rules turn a diagnosis into a new plan, and stop when they have nothing new to offer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from issuebench.config import TESTBED_PATH
+from issuebench.models import EnvSpec
+from issuebench.setup.diagnose import diagnose
+from issuebench.setup.extract import Facts
+from issuebench.setup.plan import Plan
+from issuebench.setup.rules import RuleContext, apply_rule
+from issuebench.setup.source import SourceTree
+
+PYTHONS = ["3.12", "3.11", "3.10", "3.9"]
+
+
+@pytest.fixture
+def ctx(tmp_path: Path) -> RuleContext:
+    (tmp_path / "mypkg").mkdir()
+    (tmp_path / "mypkg" / "__init__.py").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "helper.py").write_text("")
+    return RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="mypkg", has_setup_py=True))
+
+
+def _plan(**spec: object) -> Plan:
+    return Plan(spec=EnvSpec(**{"python": "3.12", "packages": ["pytest"], **spec}), runner="pytest",
+                pythons=PYTHONS)
+
+
+def test_missing_imports_install_their_distributions(ctx: RuleContext) -> None:
+    log = "E ModuleNotFoundError: No module named 'yaml'\nE ModuleNotFoundError: No module named 'six'\n"
+    fix = apply_rule(diagnose(log), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "PyYAML", "six"]
+    assert fix.description == "missing import: add PyYAML, six"
+    ctx.tried.add(fix.description)
+    assert apply_rule(diagnose(log), _plan(), ctx) is None          # the same fix is never re-applied
+
+
+def test_missing_local_module_sets_pythonpath(ctx: RuleContext) -> None:
+    fix = apply_rule(diagnose("ModuleNotFoundError: No module named 'mypkg.sub'"), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.env_vars["PYTHONPATH"] == f"{TESTBED_PATH}:{TESTBED_PATH}/src"
+    assert fix.plan.spec.packages == ["pytest"]
+
+
+def test_removed_module_moves_to_the_newest_python_that_has_it(ctx: RuleContext) -> None:
+    fix = apply_rule(diagnose("ModuleNotFoundError: No module named 'imp'"), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.python == "3.11"
+    fix = apply_rule(diagnose("ImportError: cannot import name 'Mapping' from 'collections'"), _plan(), ctx)
+    assert fix.plan.spec.python == "3.9"
+    ctx.pythons_tried.add("3.9")
+    assert apply_rule(diagnose("ImportError: cannot import name 'Mapping' from 'collections'"), _plan(), ctx) is None
+
+
+def test_old_build_code_steps_setuptools_down(ctx: RuleContext) -> None:
+    diagnosis = diagnose("error in foo setup command: use_2to3 is invalid.")
+    fix = apply_rule(diagnosis, _plan(packages=["setuptools", "pytest"]), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "setuptools<58"]
+    again = apply_rule(diagnosis, fix.plan, ctx)
+    assert again is not None and "setuptools<50" in again.plan.spec.packages
+
+
+def test_unknown_pytest_option_installs_plugin_then_drops_addopts(ctx: RuleContext) -> None:
+    fix = apply_rule(diagnose("pytest: error: unrecognized arguments: --cov=pkg"), _plan(), ctx)
+    assert fix is not None and "pytest-cov" in fix.plan.spec.packages
+    fix = apply_rule(diagnose("pytest: error: unrecognized arguments: --flake8"), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.test_cmd == 'pytest -rA -o addopts=""'
+
+
+def test_resolution_failure_relaxes_pins_then_changes_python(ctx: RuleContext) -> None:
+    diagnosis = diagnose("No solution found when resolving dependencies")
+    plan = _plan(packages=["pytest==3.0.7", "six>=1.0,<1.5; python_version<'4'", "setuptools<58"])
+    fix = apply_rule(diagnosis, plan, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "six; python_version<'4'", "setuptools<58"]
+    fix = apply_rule(diagnosis, fix.plan, ctx)
+    assert fix is not None and fix.plan.spec.python == "3.11"
+
+
+def test_no_tests_ran_drops_paths_then_switches_runner(ctx: RuleContext) -> None:
+    diagnosis = diagnose("collected 0 items\nno tests ran in 0.1s")
+    plan = _plan()
+    plan.test_args = ["tests"]
+    fix = apply_rule(diagnosis, plan, ctx)
+    assert fix is not None and fix.plan.test_args == []
+    fix = apply_rule(diagnosis, fix.plan, ctx)
+    assert fix is not None and fix.plan.runner == "unittest" and fix.plan.spec.log_parser == "unittest"
