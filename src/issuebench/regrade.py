@@ -119,22 +119,23 @@ def log_kind(text: str) -> LogKind:
     return "reference-2"
 
 
-def parser_name_for(task: Task, kind: LogKind, rule: GradingRule) -> str:
+def parser_name_for(task: Task, kind: LogKind, rule: GradingRule, *, recipes_dir: Path | None = None,
+                    override: str | None = None) -> str:
     """The parser the log's harness used: the row's own, else the recipe's, else the reference's."""
-    name = task.log_parser or (task.env.log_parser if task.env is not None else None)
+    name = override or task.log_parser or (task.env.log_parser if task.env is not None else None)
     if name is None and kind == "issuebench":
-        name = _recipe_parser(task)
+        name = _recipe_parser(task, recipes_dir)
     name = canonical_name(name or parser_for_repo(task.repo))
     if rule != "current":
         name = _LEGACY_PARSERS.get(name, name)
     return name
 
 
-def _recipe_parser(task: Task) -> str | None:
+def _recipe_parser(task: Task, recipes_dir: Path | None) -> str | None:
     try:
         from issuebench.envs import resolve_spec
 
-        return resolve_spec(task).log_parser
+        return resolve_spec(task, recipes_dir=recipes_dir).log_parser
     except Exception:  # no recipe for this repo: fall back to the reference's choice
         return None
 
@@ -143,11 +144,12 @@ def auto_rule(kind: LogKind) -> GradingRule:
     return {"issuebench": "current", "reference": "swebench-4", "reference-2": "swebench-2"}[kind]
 
 
-def read_log(text: str, task: Task, *, rule: GradingRule | None = None) -> tuple[ReadLog, GradingRule]:
+def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_dir: Path | None = None,
+             parser_name: str | None = None) -> tuple[ReadLog, GradingRule]:
     """Slice and parse one log the way the harness that wrote it did."""
     kind = log_kind(text)
     rule = rule or auto_rule(kind)
-    name = parser_name_for(task, kind, rule)
+    name = parser_name_for(task, kind, rule, recipes_dir=recipes_dir, override=parser_name)
     parser = get_parser(name)
     if kind == "issuebench":
         match = _NONCE_LINE.match(text.split("\n", 1)[0])
@@ -196,7 +198,8 @@ def _reference_failure(text: str, kind: LogKind) -> tuple[InstanceStatus, str] |
 
 
 def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: GradingRule | None = None,
-                model: str | None = None) -> InstanceReport:
+                model: str | None = None, recipes_dir: Path | None = None,
+                parser_name: str | None = None) -> InstanceReport:
     """One saved log -> its report. Never raises for a bad log: it gets a status and a reason."""
     model_name = model or log.model or "unknown"
     base = InstanceReport(instance_id=log.instance_id, model_name_or_path=model_name,
@@ -209,7 +212,7 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
     if not text.strip() and previous is not None and not previous.status.completed:
         # The tests never ran (patch did not apply, environment failed ...): keep that verdict.
         return previous.model_copy(update={"model_name_or_path": model_name})
-    read, used_rule = read_log(text, task, rule=rule)
+    read, used_rule = read_log(text, task, rule=rule, recipes_dir=recipes_dir, parser_name=parser_name)
     notes = [f"regraded from {log.test_output.name} ({read.kind} log, parser {read.parser}, rule {used_rule})"]
     if read.status_map is None:
         if previous is not None and not previous.status.completed and read.kind == "issuebench":
@@ -263,9 +266,16 @@ def _carried_over(previous: InstanceReport | None) -> dict:
 
 def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = None, *,
             strict: bool = False, rule: str | None = None, run_id: str | None = None,
-            model: str | None = None) -> RegradeResult:
-    """Regrade every log under `logs_dir`; with `output_dir`, write reports and run summaries."""
+            model: str | None = None, recipes_dir: Path | None = None,
+            parser_name: str | None = None) -> RegradeResult:
+    """Regrade every log under `logs_dir`; with `output_dir`, write reports and run summaries.
+
+    `parser_name` forces one parser for every log; `recipes_dir` is the eval run's `--recipes`.
+    """
     from issuebench.errors import IssuebenchError
+
+    if parser_name is not None:
+        get_parser(parser_name)  # an unknown name fails here, once, with the known names
 
     if rule is not None and rule != "auto" and rule not in GRADING_RULES:
         raise IssuebenchError(f"unknown grading rule {rule!r}",
@@ -288,7 +298,8 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
                                     status=InstanceStatus.ERROR,
                                     reason="instance not in the dataset: its test lists are unknown")
         else:
-            report = regrade_log(log, task, strict=strict, rule=chosen_rule, model=model)
+            report = regrade_log(log, task, strict=strict, rule=chosen_rule, model=model,
+                                 recipes_dir=recipes_dir, parser_name=parser_name)
         result.reports.append(report)
         group = (run_id or log.run_id or "regrade", report.model_name_or_path)
         groups.setdefault(group, []).append(report)

@@ -198,3 +198,27 @@ def test_conformance_script_reports_agreement_and_disagreement(tmp_path: Path, c
     data = json.loads(capsys.readouterr().out)
     assert data["agree"] == 0
     assert any("reference says failure" in line for line in data["instances"][0]["differences"])
+
+
+def test_parser_override_and_row_parser_are_used(tmp_path: Path) -> None:
+    # A unittest log for a repo the reference does not know: the row's log_parser reads it.
+    text = _our_log("test_fix (pkg.tests.T) ... ok\ntest_old (pkg.tests.T) ... FAIL\n")
+    _write(_run_dir(tmp_path) / "test_output.txt", text)
+    task = Task(instance_id="acme__widget-1", repo="acme/widget", base_commit="0" * 40,
+                FAIL_TO_PASS=["pkg.tests.T.test_fix"], PASS_TO_PASS=["pkg.tests.T.test_old"],
+                log_parser="unittest")
+    [report] = regrade(tmp_path, [task]).reports
+    assert report.tests_status.FAIL_TO_PASS.success == ["pkg.tests.T.test_fix"]
+    assert report.tests_status.PASS_TO_PASS.failure == ["pkg.tests.T.test_old"]
+    # Forcing pytest's parser finds no results: the log is unparseable, not "unresolved".
+    [forced] = regrade(tmp_path, [task], parser_name="pytest").reports
+    assert forced.status is InstanceStatus.LOG_UNPARSEABLE
+    with pytest.raises(IssuebenchError, match="unknown log parser"):
+        regrade(tmp_path, [task], parser_name="nose")
+
+
+def test_our_log_cut_before_its_end_marker_is_unparseable(tmp_path: Path) -> None:
+    _write(_run_dir(tmp_path) / "test_output.txt", f">>>>> Start Test Output {NONCE}\nPASSED a\n")
+    [report] = regrade(tmp_path, [_task()]).reports
+    assert report.status is InstanceStatus.LOG_UNPARSEABLE
+    assert "nonce" in report.reason

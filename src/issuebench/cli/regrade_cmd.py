@@ -25,6 +25,9 @@ def regrade_command(
     strict: bool = typer.Option(False, "--strict", help="Also count XFAIL/SKIPPED as FAIL_TO_PASS failures."),
     rule: str = typer.Option("auto", "--rule", help="Grading rule: auto (each log's own harness), current, "
                              "swebench-4 or swebench-2 (see docs/conformance.md)."),
+    parser: str = typer.Option(None, "--parser", help="Use this log parser for every log (default: the row's "
+                               "log_parser, the recipe's, or the reference's for the repository)."),
+    recipes: Path = typer.Option(None, "--recipes", help="The folder of recipes the eval run used, if any."),
     split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
     run_id: str = typer.Option(None, "--run-id", help="Run id for the summary (default: from the log path)."),
     model: str = typer.Option(None, "--model", help="Model name for the reports (default: from the log path)."),
@@ -37,7 +40,8 @@ def regrade_command(
     from issuebench.regrade import regrade
 
     tasks = load_tasks(dataset, split=split)
-    result = regrade(logs, tasks, output, strict=strict, rule=rule, run_id=run_id, model=model)
+    result = regrade(logs, tasks, output, strict=strict, rule=rule, run_id=run_id, model=model,
+                     recipes_dir=recipes, parser_name=parser)
     reports = result.reports
     unknown = [r.instance_id for r in reports if r.reason.startswith("instance not in the dataset")]
     if unknown:
