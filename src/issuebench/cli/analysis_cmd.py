@@ -127,8 +127,90 @@ def audit_cmd(
     _emit(to_json(report) if fmt == "json" else to_text(report), output)
 
 
+@friendly_errors
+def contamination_cmd(
+    dataset: str = typer.Argument(..., help="Tasks (created_at is read for the date split)."),
+    run: Path | None = typer.Option(None, "--run", help="A run: compare its rate before and after --cutoff."),
+    cutoff: str | None = typer.Option(None, "--cutoff", help="ISO date, e.g. a model's training cutoff."),
+    threshold: float = typer.Option(0.7, "--threshold", help="Jaccard similarity that counts as a near-duplicate."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
+    output: Path | None = typer.Option(None, "--output", "-o"),
+) -> None:
+    """Probes for memorization: a date split with a one-sided test, and near-duplicate statements."""
+    import json
+    from dataclasses import asdict
+
+    from issuebench.analysis.contamination import date_split, near_duplicates
+
+    _check_format(fmt, ("table", "json"))
+    tasks = _load_dataset(dataset)
+    doc: dict = {"tasks": len(tasks)}
+    lines = [f"{len(tasks)} tasks"]
+    if run is not None:
+        if cutoff is None:
+            raise InputError(None, "--run needs --cutoff", field="--cutoff", hint="e.g. --cutoff 2023-10-01")
+        split = date_split(_one_system(run, "--run"), tasks, cutoff)
+        doc["date_split"] = asdict(split)
+        b, a, t = split.before, split.after, split.test
+        lines += [f"before {cutoff}: {b.resolved}/{b.total} ({100 * b.rate:.1f}%, 95% CI "
+                  f"{100 * b.interval.low:.1f} to {100 * b.interval.high:.1f}%)",
+                  f"after:  {a.resolved}/{a.total} ({100 * a.rate:.1f}%, 95% CI "
+                  f"{100 * a.interval.low:.1f} to {100 * a.interval.high:.1f}%)",
+                  "one-sided p (rate lower after): normal approx. "
+                  + ("n/a" if t.p_normal is None else f"{t.p_normal:.4g}")
+                  + ", Fisher exact " + ("n/a" if t.p_exact is None else f"{t.p_exact:.4g}")]
+        if split.undated:
+            lines.append(f"{len(split.undated)} task(s) without a usable created_at were left out")
+    pairs = near_duplicates(tasks, threshold=threshold)
+    doc["near_duplicates"] = [asdict(p) for p in pairs]
+    lines.append(f"near-duplicate statements (Jaccard >= {threshold}): {len(pairs)}")
+    lines += [f"  {p.a} ~ {p.b}: {p.jaccard:.2f}{' (identical)' if p.identical else ''}" for p in pairs]
+    _emit(json.dumps(doc, indent=2) if fmt == "json" else "\n".join(lines) + "\n", output)
+
+
+@friendly_errors
+def perturb_cmd(
+    dataset: str = typer.Argument(..., help="Tasks to copy."),
+    output: Path = typer.Option(..., "--output", "-o", help="Where to write the perturbed .jsonl."),
+    reword: bool = typer.Option(False, "--reword", help="Reword statements (code, examples untouched)."),
+    rename: bool = typer.Option(False, "--rename", help="Rename one symbol through patches, tests, statement."),
+    repos_dir: Path | None = typer.Option(
+        None, "--repos-dir", help="With --rename: rewrite these clones too (new commit, new base_commit)."),
+) -> None:
+    """Write a perturbed copy of a dataset, to re-evaluate and compare with the original."""
+    from issuebench.analysis.contamination import rename_task_and_repository, reword_task
+    from issuebench.datasets import write_jsonl
+
+    if not (reword or rename):
+        raise InputError(None, "nothing to do", hint="pass --reword, --rename or both")
+    tasks = _load_dataset(dataset)
+    out, skipped = [], []
+    for task in tasks:
+        if reword:
+            task = reword_task(task)
+        if rename:
+            repo_dir = None
+            if repos_dir is not None:
+                from issuebench.harness.repos import find_repo
+
+                repo_dir = find_repo(task.repo, repos_dir, allow_clone=False)
+            renamed = rename_task_and_repository(task, repo_dir)
+            if renamed is None:
+                skipped.append(task.instance_id)
+                continue
+            task = renamed
+        out.append(task.model_dump(mode="json", exclude_none=True))
+    write_jsonl(output, out)
+    console.print(f"wrote {len(out)} task(s) to {output}", highlight=False)
+    if skipped:
+        console.print(f"[yellow]{len(skipped)} task(s) had no symbol to rename and were left out:[/] "
+                      + ", ".join(skipped[:20]), highlight=False)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.command("report")(report_cmd)
     app.command("compare")(compare_cmd)
     app.command("audit")(audit_cmd)
+    app.command("contamination")(contamination_cmd)
+    app.command("perturb")(perturb_cmd)
