@@ -222,3 +222,13 @@ def test_our_log_cut_before_its_end_marker_is_unparseable(tmp_path: Path) -> Non
     [report] = regrade(tmp_path, [_task()]).reports
     assert report.status is InstanceStatus.LOG_UNPARSEABLE
     assert "nonce" in report.reason
+
+
+def test_reference_section_without_results_falls_back_to_the_whole_log(tmp_path: Path) -> None:
+    # pytest wrote its summary to stderr, which landed after the end marker (as on some hosts).
+    text = (">>>>> Start Test Output\ncollected 2 items\n>>>>> End Test Output\n"
+            "PASSED tests/test_m.py::test_fix\nPASSED tests/test_m.py::test_old\n")
+    _write(tmp_path / "acme__widget-1" / "test_output.txt", text)
+    [report] = regrade(tmp_path, [_task()]).reports
+    assert report.resolved
+    assert not any(tmp_path.glob("**/report.json"))  # no --output: nothing written
