@@ -277,6 +277,9 @@ class EnvBuilder:
         # share packages cost the disk of one copy.
         env.setdefault("UV_LINK_MODE", "hardlink")
         env["UV_PYTHON_DOWNLOADS"] = "never"
+        # Never let the caller's project (its pyproject.toml, uv.toml) steer an env build.
+        env["UV_NO_PROJECT"] = "1"
+        env["UV_NO_CONFIG"] = "1"
         if self.offline:
             env["UV_OFFLINE"] = "1"
         return env
@@ -300,7 +303,7 @@ class EnvBuilder:
             venv_cmd.append("--seed")
         if spec.exclude_newer:
             venv_cmd += ["--exclude-newer", spec.exclude_newer]   # era-appropriate pip/setuptools
-        self._run_host(venv_cmd, log, "creating the venv")
+        self._run_host(venv_cmd, log, "creating the venv", cwd=path.parent)
         with tempfile.TemporaryDirectory(prefix="issuebench-reqs-") as tmp:
             self._install_packages(uv, spec, path, workspace, date_args, log, Path(tmp))
         commands = [*spec.pre_install, *spec.install]
@@ -329,7 +332,8 @@ class EnvBuilder:
 
         env = Env(venv, spec, spec.env_hash(), python.version, python.prefix)
         run_env = env.run_env()
-        run_env.update({"PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        # PIP_NO_CACHE_DIR trips old pips (18.x read it as an int path); a private /tmp cache does not.
+        run_env.update({"PIP_CACHE_DIR": "/tmp/pip-cache", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                         "PIP_NO_INPUT": "1"})
         if spec.exclude_newer:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
@@ -346,7 +350,7 @@ class EnvBuilder:
                                       cwd=config.TESTBED_PATH)
             log.write(result.output)
             if result.status != "ok" or result.returncode != 0:
-                detail = result.reason or _last_error_line(result.output)
+                detail = _last_error_line(result.output) if result.output.strip() else result.reason
                 raise _StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
 
     def _freeze(self, venv: Path) -> list[str]:
