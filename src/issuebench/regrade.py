@@ -284,6 +284,9 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
     logs_dir = Path(logs_dir)
     if not logs_dir.is_dir():
         raise IssuebenchError(f"{logs_dir}: no such folder", hint="give the folder holding the run's logs")
+    if output_dir is not None and Path(output_dir).resolve() == logs_dir.resolve():
+        raise IssuebenchError(f"{output_dir}: --output is the logs folder itself",
+                              hint="write the regraded reports to another folder; the original run stays as it is")
     by_id = {task.instance_id: task for task in tasks}
     logs = find_logs(logs_dir, exclude=output_dir)
     if not logs:

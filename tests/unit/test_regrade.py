@@ -145,6 +145,8 @@ def test_unknown_instances_and_empty_folders_get_clear_answers(tmp_path: Path) -
         regrade(tmp_path / "empty", [_task()])
     with pytest.raises(IssuebenchError, match="unknown grading rule"):
         regrade(tmp_path / "logs", [_task()], rule="v7")
+    with pytest.raises(IssuebenchError, match="logs folder itself"):
+        regrade(tmp_path / "logs", [_task()], tmp_path / "logs")
 
 
 def test_repo_from_instance_id() -> None:
