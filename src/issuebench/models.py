@@ -258,6 +258,8 @@ class InstanceReport(BaseModel):
     cache_key: str | None = None
     harness_version: str = HARNESS_VERSION
     durations: dict[str, float] = Field(default_factory=dict)
+    # Exit status of the test command, when it ran (strict regrading uses it).
+    returncode: int | None = None
     cost: float | None = None
     repo: str | None = None
     notes: list[str] = Field(default_factory=list)

@@ -294,6 +294,7 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
         "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
         "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
         "exclude_newer": run.exclude_newer, "cache_key": key, "notes": run.notes,
+        "returncode": run.returncode,
         "patch_successfully_applied": run.patch_status in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR),
         "durations": {**run.durations, "total": time.monotonic() - start},
     })
