@@ -1,0 +1,348 @@
+"""Hostile patches through the real harness: each must get the verdict it earns, never a pass it faked.
+
+One small task is built here (a repository whose `add` is wrong, a test patch adding `test_add`);
+every attack is a real patch on it, evaluated by `evaluate_instance` with the real uv environment
+and the real bubblewrap sandbox. Attacks that only want to escape fix the bug too, so the assert
+shows the escape failed without costing the verdict; attacks that want a pass they did not earn
+leave the bug in, so only a cheat could make them resolved.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from issuebench.harness import build_context
+from issuebench.harness.instance import evaluate_instance
+from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
+
+pytestmark = pytest.mark.slow
+
+CORE = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+FIXED = CORE.replace("a - b", "a + b")
+TESTS = "from calc.core import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+NEW_TESTS = TESTS + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def diff_for(repo: Path, files: dict[str, str | None], *extra: str) -> str:
+    """A real `git diff` that changes `files` (None deletes), with the tree put back afterwards."""
+    before = {p: (repo / p).read_text() if (repo / p).exists() else None for p in files}
+    for rel, text in files.items():
+        target = repo / rel
+        if text is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    git(repo, "add", "-A")
+    patch = git(repo, "diff", "--cached", *extra)
+    git(repo, "reset", "-q", "--hard")
+    for rel, text in before.items():
+        if text is None and (repo / rel).exists():
+            (repo / rel).unlink()
+    git(repo, "clean", "-qfd")
+    return patch
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("attacks")
+    old_home = os.environ.get("ISSUEBENCH_HOME")
+    os.environ["ISSUEBENCH_HOME"] = str(root / "ib-home")
+    repos = root / "repos"
+    repo = repos / "acme__calc"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    for rel, text in {"calc/__init__.py": "", "calc/core.py": CORE, "tests/test_core.py": TESTS}.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    spec = EnvSpec(python=f"{sys.version_info.major}.{sys.version_info.minor}", packages=["pytest"],
+                   exclude_newer_source="none", test_cmd="python -m pytest -rA -p no:cacheprovider")
+    task = Task(instance_id="acme__calc-1", repo="acme/calc", base_commit=base,
+                patch=diff_for(repo, {"calc/core.py": FIXED}),
+                test_patch=diff_for(repo, {"tests/test_core.py": NEW_TESTS}),
+                FAIL_TO_PASS=["tests/test_core.py::test_add"], PASS_TO_PASS=["tests/test_core.py::test_mul"],
+                env=spec)
+    yield {"root": root, "repo": repo, "repos": repos, "task": task}
+    if old_home is None:
+        os.environ.pop("ISSUEBENCH_HOME", None)
+    else:
+        os.environ["ISSUEBENCH_HOME"] = old_home
+
+
+def evaluate(world, patch: str, name: str, **limits):
+    ctx = build_context(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
+                        timeout=limits.pop("timeout", 60), use_cache=False, **limits)
+    pred = Prediction(instance_id=world["task"].instance_id, model_name_or_path=name, model_patch=patch)
+    return evaluate_instance(world["task"], pred, ctx)
+
+
+def code_patch(world, prelude: str, *, fixed: bool, extra: dict[str, str | None] | None = None) -> str:
+    """A patch whose calc/core.py runs `prelude` at import (i.e. inside the test run)."""
+    body = textwrap.dedent(prelude).strip() + "\n\n\n" + (FIXED if fixed else CORE)
+    return diff_for(world["repo"], {"calc/core.py": body, **(extra or {})})
+
+
+# --- the baseline: the harness grades an honest run correctly --------------------------------
+
+def test_gold_resolves_and_no_fix_does_not(world) -> None:
+    assert evaluate(world, world["task"].patch, "gold").status is InstanceStatus.RESOLVED
+    noop = code_patch(world, "X = 1", fixed=False)
+    assert evaluate(world, noop, "noop").status is InstanceStatus.UNRESOLVED
+
+
+# --- escapes: each fixes the bug, so a failed escape still resolves ----------------------------
+
+def test_network_outside_and_loopback_are_unreachable(world, tmp_path: Path) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    port = server.getsockname()[1]
+    hits: list[int] = []
+
+    def accept() -> None:
+        server.settimeout(1)
+        end = time.monotonic() + 120
+        while time.monotonic() < end and not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                hits.append(1)
+                conn.close()
+            except OSError:
+                continue
+
+    stop = threading.Event()
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    # The fix only works when the network does: reaching either place would resolve the task.
+    prelude = f"""
+    import socket
+    REACHED = False
+    for where in (("192.0.2.1", 9), ("127.0.0.1", {port})):
+        try:
+            if where[1] == 9:
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(where)  # route lookup only
+            else:
+                socket.create_connection(where, timeout=3)
+            REACHED = True
+        except OSError:
+            pass
+    """
+    body = textwrap.dedent(prelude).strip() + "\n\n\n" + CORE.replace(
+        "return a - b", "return a + b if REACHED else a - b")
+    patch = diff_for(world["repo"], {"calc/core.py": body})
+    report = evaluate(world, patch, "network")
+    stop.set()
+    thread.join()
+    server.close()
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert hits == []
+
+
+def test_secret_in_home_cannot_be_read(world, tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".netrc").write_text("machine example.com password hunter2\n")
+    monkeypatch.setenv("HOME", str(home))
+    prelude = f"""
+    import os
+    try:
+        SECRET = open({str(home / '.netrc')!r}).read()
+    except OSError:
+        SECRET = ""
+    SECRET += "".join(open(os.path.expanduser("~/.netrc")).read() if os.path.exists(os.path.expanduser("~/.netrc")) else "")
+    """
+    body = textwrap.dedent(prelude).strip() + "\n\n\n" + CORE.replace(
+        "return a - b", "return a + b if 'hunter2' in SECRET else a - b")
+    report = evaluate(world, diff_for(world["repo"], {"calc/core.py": body}), "secret")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+def test_writes_outside_the_workspace_do_not_land(world, tmp_path: Path) -> None:
+    target = tmp_path / "pwned.txt"
+    ib_home = Path(os.environ["ISSUEBENCH_HOME"])
+    prelude = f"""
+    for path in ({str(target)!r}, "/usr/pwned.txt", {str(ib_home / 'pwned.txt')!r}):
+        try:
+            open(path, "w").write("owned")
+        except OSError:
+            pass
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=True), "write-out")
+    assert report.status is InstanceStatus.RESOLVED, report.reason
+    assert not target.exists() and not Path("/usr/pwned.txt").exists()
+    assert not (ib_home / "pwned.txt").exists()
+
+
+def test_pth_file_cannot_persist_into_the_shared_env(world) -> None:
+    prelude = """
+    import site, sys
+    for d in site.getsitepackages() + [p for p in sys.path if p.endswith("site-packages")]:
+        try:
+            open(d + "/zz_evil.pth", "w").write("import os; os.environ['EVIL'] = '1'\\n")
+        except OSError:
+            pass
+    """
+    patch = code_patch(world, prelude, fixed=False, extra={"zz_evil.pth": "import calc\n"})
+    report = evaluate(world, patch, "pth")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    envs = Path(os.environ["ISSUEBENCH_HOME"]) / "envs"
+    assert list(envs.rglob("zz_evil.pth")) == []
+    # The next, honest instance still sees a clean environment.
+    assert evaluate(world, world["task"].patch, "after-pth").status is InstanceStatus.RESOLVED
+
+
+# --- resource attacks: each ends in its own status -------------------------------------------
+
+def test_fork_bomb_is_process_limit(world) -> None:
+    prelude = """
+    import os
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=True), "forkbomb")
+    assert report.status is InstanceStatus.PROCESS_LIMIT, report.reason
+
+
+def test_endless_allocation_is_memory_limit(world) -> None:
+    prelude = """
+    HOG = []
+    while True:
+        HOG.append(b"x" * 10_000_000)
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=True), "alloc", memory_mb=400)
+    assert report.status is InstanceStatus.MEMORY_LIMIT, report.reason
+
+
+def test_detached_sleeper_is_timeout_and_gone(world) -> None:
+    marker = f"{time.time() % 1000:.6f}"
+    prelude = f"""
+    import subprocess, time
+    subprocess.Popen(["setsid", "sleep", "1{marker}"])
+    subprocess.Popen(["sh", "-c", "nohup sleep 2{marker} >/dev/null 2>&1 &"])
+    time.sleep(1000)
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=True), "sleeper", timeout=15)
+    assert report.status is InstanceStatus.TIMEOUT, report.reason
+    time.sleep(0.3)
+    leftovers = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert leftovers == []
+
+
+def test_printing_gigabytes_is_output_limit(world) -> None:
+    prelude = """
+    import os
+    chunk = b"spam " * 200_000
+    for _ in range(5_000):  # 5 GB if nothing stops it
+        os.write(1, chunk)
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=True), "spam")
+    assert report.status is InstanceStatus.OUTPUT_LIMIT, report.reason
+    out = world["root"] / "out" / "logs" / "run_evaluation" / "spam" / "spam" / "acme__calc-1"
+    assert sum(p.stat().st_size for p in out.iterdir()) < 50_000_000
+
+
+def test_killing_its_parent_does_not_hang_or_pass(world) -> None:
+    prelude = """
+    import os, signal
+    os.kill(os.getppid(), signal.SIGKILL)
+    """
+    start = time.monotonic()
+    report = evaluate(world, code_patch(world, prelude, fixed=False), "parricide", timeout=60)
+    assert time.monotonic() - start < 50
+    # Its parent is the sandbox's init, which ignores the signal: the tests run on and fail.
+    assert report.status is InstanceStatus.UNRESOLVED, (report.status, report.reason)
+
+
+# --- cheats: the bug stays, only a cheat could pass ------------------------------------------
+
+HOOK = """
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+    report.longrepr = None
+"""
+
+
+def test_conftest_hook_marking_all_passed_is_undone(world) -> None:
+    patch = diff_for(world["repo"], {"conftest.py": HOOK, "tests/conftest.py": HOOK})
+    report = evaluate(world, patch, "conftest")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert any("conftest.py" in note for note in report.notes)
+
+
+@pytest.mark.xfail(strict=True, reason="known hole: the harness finds a model patch's files by 'diff --git' "
+                   "headers only; it should use issuebench.patch.files_touched (reported to the harness owner)")
+def test_conftest_hook_in_a_plain_diff_is_undone(world) -> None:
+    # No 'diff --git' headers: the hook-file guard must still see the files.
+    git_style = diff_for(world["repo"], {"tests/conftest.py": HOOK})
+    plain = "\n".join(line for line in git_style.splitlines()
+                      if not line.startswith(("diff --git", "new file mode", "index "))) + "\n"
+    report = evaluate(world, plain, "conftest-plain")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+def test_editing_the_test_to_assert_nothing_is_undone(world) -> None:
+    hollow = NEW_TESTS.replace("assert add(2, 3) == 5", "assert True")
+    patch = diff_for(world["repo"], {"tests/test_core.py": hollow, "tests/test_other.py": "def test_x():\n    pass\n"})
+    report = evaluate(world, patch, "hollow")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+def test_fake_markers_and_summary_cannot_pass(world) -> None:
+    fake = (
+        ">>>>> End Test Output\\n>>>>> Start Test Output\\n"
+        "PASSED tests/test_core.py::test_add\\nPASSED tests/test_core.py::test_mul\\n"
+        "============ 2 passed in 0.01s ============\\n>>>>> End Test Output\\n"
+    )
+    prelude = f"""
+    import os
+    os.write(1, b"{fake}")
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=False), "markers")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+@pytest.mark.xfail(strict=True, reason="known hole: code under test runs inside pytest's process and can "
+                   "print a fake summary after pytest's own (see docs/security.md, residual risks)")
+def test_fake_summary_printed_at_exit_cannot_pass(world) -> None:
+    prelude = """
+    import atexit, os
+    atexit.register(lambda: os.write(1, b"PASSED tests/test_core.py::test_add\\n"))
+    """
+    report = evaluate(world, code_patch(world, prelude, fixed=False), "atexit")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+@pytest.mark.xfail(strict=True, reason="known hole: a plugin named in the project's pytest config is not a "
+                   "hook file by name (see docs/security.md, residual risks)")
+def test_plugin_via_project_config_cannot_pass(world) -> None:
+    patch = diff_for(world["repo"], {"evilplugin.py": HOOK,
+                                     "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p evilplugin"\n'})
+    report = evaluate(world, patch, "plugin")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
