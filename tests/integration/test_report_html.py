@@ -1,0 +1,86 @@
+"""The HTML report renders in a real headless Chromium with no console errors and no network."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from issuebench.analysis.html import report_html
+from issuebench.analysis.report import report_from_paths
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+
+
+def write_runs(root: Path) -> tuple[Path, Path]:
+    """Three systems, reference layout, with costs in a predictions file."""
+    preds = []
+    for s, (name, resolved_every, cost) in enumerate([("agent-a", 2, 0.8), ("agent-b", 3, 0.1),
+                                                        ("agent/c", 5, 0.5)]):
+        for n in range(12):
+            iid = f"{['octo__lib', 'acme__tool', 'zen__core'][n % 3]}-{n}"
+            d = root / "runs" / name.replace("/", "__") / iid
+            d.mkdir(parents=True)
+            ok = n % resolved_every == 0
+            ts = {"FAIL_TO_PASS": {"success": ["t"] if ok or n % 4 == 1 else [], "failure": [] if ok else ["u"]},
+                  "PASS_TO_PASS": {"success": ["p"], "failure": [] if n % 3 else ["q"]}}
+            if ok:
+                ts["PASS_TO_PASS"]["failure"] = []
+            body = {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True,
+                    "resolved": ok, "tests_status": ts}
+            (d / "report.json").write_text(json.dumps({iid: body}))
+            preds.append({"instance_id": iid, "model_name_or_path": name, "model_patch": "x", "cost": cost + s / 100})
+    p = root / "preds.jsonl"
+    p.write_text("\n".join(json.dumps(r) for r in preds) + "\n")
+    return root / "runs", p
+
+
+def chromium(args: list[str], tmp_path: Path, url: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+           "--enable-logging=stderr", "--v=0", *args, url]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def console_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+def test_console_detector_sees_a_broken_page(tmp_path: Path):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<html><body><script>console.error('boom'); nope();</script></body></html>")
+    res = chromium(["--dump-dom"], tmp_path, bad.as_uri())
+    assert any("boom" in line for line in console_lines(res.stderr))
+
+
+def test_report_page_renders_cleanly(tmp_path: Path):
+    runs, preds = write_runs(tmp_path)
+    report = report_from_paths([runs], prediction_files=[preds])
+    html = report_html(report)
+    # Self-contained: no scripts, no external resources (the SVG namespace is an identifier, not a fetch).
+    assert "<script" not in html
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)
+    assert not re.findall(r"https?://(?!www\.w3\.org/2000/svg)", html)
+    page = tmp_path / "report.html"
+    page.write_text(html, encoding="utf-8")
+
+    res = chromium(["--dump-dom"], tmp_path, page.as_uri())
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert console_lines(res.stderr) == []
+    dom = res.stdout
+    assert dom.count("<svg") == 4  # rate, cost, heat map, outcomes
+    for name in ("agent-a", "agent-b", "agent__c"):
+        assert name in dom
+    assert "Pareto" in dom and "Breaking Resolved" in dom
+
+    shot = tmp_path / "report.png"
+    res = chromium(["--window-size=1100,2200", f"--screenshot={shot}", "--hide-scrollbars"], tmp_path, page.as_uri())
+    assert console_lines(res.stderr) == []
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a real picture, not a blank page
