@@ -321,10 +321,13 @@ class EnvBuilder:
                 continue
             reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
         packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
-        if not packages and not reqs:
-            return
-        argv = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args, *reqs, *packages]
-        self._run_host(argv, log, "installing packages", cwd=workspace)
+        base = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args]
+        # As the reference does: the repository's requirement files first, then the recipe's pinned
+        # packages on top, so a recipe pin overrides an older pin in the repository's files.
+        if reqs:
+            self._run_host([*base, *reqs], log, "installing requirement files", cwd=workspace)
+        if packages:
+            self._run_host([*base, *packages], log, "installing packages", cwd=workspace)
 
     def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, commands: list[str],
                        log: _BuildLog, python: PythonInfo) -> None:
