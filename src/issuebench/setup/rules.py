@@ -226,22 +226,27 @@ def other_python(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | No
 
 @rule
 def older_setuptools(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    if "build_editable" in diagnosis.line or "develop is deprecated" in diagnosis.line:
-        return legacy_develop(diagnosis, plan, ctx)
+    """Old build code: the pin the signature names first, then ever older setuptools."""
     current = next((p for p in plan.spec.packages if requirement_name(p) == "setuptools"), "setuptools")
-    steps = [s for s in _SETUPTOOLS_STEPS if s != current]
-    if current in _SETUPTOOLS_STEPS:
-        steps = _SETUPTOOLS_STEPS[_SETUPTOOLS_STEPS.index(current) + 1:]
+    steps = [*diagnosis.args.get("packages", []), *_SETUPTOOLS_STEPS]
+    bound = _upper_bound(current)
     for step in steps:
+        if bound is not None and (_upper_bound(step) or 999) >= bound:
+            continue            # not older than what already failed
         fix = _replace_packages(plan, [step], "old build code")
         if fix and fix.description not in ctx.tried:
             return fix
     return None
 
 
+def _upper_bound(req: str) -> int | None:
+    match = re.search(r"<\s*(\d+)", req)
+    return int(match.group(1)) if match else None
+
+
 @rule
 def legacy_develop(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """The backend cannot make a PEP 660 editable install: `setup.py develop`, or PYTHONPATH."""
+    """The backend or pip cannot make an editable install: `setup.py develop`, else PYTHONPATH."""
     if ctx.facts.has_setup_py and plan.spec.install != ["python setup.py develop --no-deps"]:
         return Fix(plan.copy(install=["python setup.py develop --no-deps"]), "no PEP 660 editable: setup.py develop")
     return pythonpath(diagnosis, plan, ctx)
