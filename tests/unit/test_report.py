@@ -188,3 +188,11 @@ def test_cli_report_json_and_error(tmp_path: Path, reference_folder: Path):
     assert res.exit_code == 2
     res = runner.invoke(app, ["report", str(reference_folder), "--format", "pdf"])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("f2p_ok,f2p_bad,p2p_bad", [(a, b, c) for a in (0, 1, 2) for b in (0, 1) for c in (0, 1)])
+def test_own_outcome_table_agrees_with_grading(f2p_ok: int, f2p_bad: int, p2p_bad: int):
+    from issuebench.analysis.outcomes import outcome_from_counts, outcome_from_tests_status
+
+    ts = make_status(f2p_ok, f2p_bad, 1, p2p_bad)
+    assert outcome_from_counts(f2p_ok, f2p_bad, p2p_bad) == outcome_from_tests_status(ts)

@@ -36,10 +36,10 @@ def outcome_from_counts(f2p_success: int, f2p_failure: int, p2p_failure: int) ->
 
 
 def outcome_from_tests_status(tests_status: TestsStatus) -> Outcome:
-    """Prefer the grading module's own rule when it has one, so the two can never disagree."""
+    """Prefer the grading module's own rule (grading.outcome_of), so the two can never disagree."""
     try:
-        from issuebench.grading import outcome_from_tests_status as grading_rule  # type: ignore[attr-defined]
-    except ImportError:
+        from issuebench.grading import outcome_of as grading_rule
+    except ImportError:  # grading is another part; the table above is the same rule
         grading_rule = None
     if grading_rule is not None:
         return grading_rule(tests_status)
