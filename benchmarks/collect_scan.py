@@ -1,0 +1,91 @@
+"""How fast `collect` scans history: commits per second on a generated 10,000-commit repository.
+
+Baseline, measured in the same process: the naive walk, one `git show --name-only` per commit
+(on a sample, extrapolated). The ratio is what the single streaming `git log` buys.
+
+    .venv/bin/python benchmarks/collect_scan.py [--commits 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from issuebench.collect import CollectOptions, collect
+from issuebench.collect.history import walk_history
+
+ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
+       "GIT_COMMITTER_EMAIL": "b@x", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def generate(repo: Path, n: int) -> None:
+    """n commits via git fast-import: every commit touches code, every 3rd also a test file,
+    every 5th is a squash-merged PR "(#N)"."""
+    subprocess.run(["git", "init", "-q", "--initial-branch=main", str(repo)], check=True, env=ENV)
+    lines: list[str] = []
+    for i in range(n):
+        files = {f"pkg/mod_{i % 50}.py": f"VALUE = {i}\n"}
+        if i % 3 == 0:
+            files[f"tests/test_mod_{i % 20}.py"] = f"def test_{i}():\n    assert {i}\n"
+        subject = f"Change {i} (#{i})" if i % 5 == 0 else f"Change {i}"
+        message = f"{subject}\n\nBody of change {i}.\n".encode()
+        lines.append("commit refs/heads/main")
+        lines.append(f"committer b <b@x> {1_600_000_000 + i * 60} +0000")
+        lines.append(f"data {len(message)}")
+        lines.append(message.decode())
+        for path, text in files.items():
+            lines.append(f"M 100644 inline {path}")
+            lines.append(f"data {len(text.encode())}")
+            lines.append(text)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input="\n".join(lines).encode(),
+                   check=True, env=ENV)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True, env=ENV)
+
+
+def naive_rate(repo: Path, sample: int) -> float:
+    shas = subprocess.run(["git", "rev-list", f"--max-count={sample}", "HEAD"], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.split()
+    start = time.perf_counter()
+    for sha in shas:
+        subprocess.run(["git", "show", "--name-only", "--format=%H%x00%P%x00%aI%x00%s%x00%b", sha],
+                       cwd=repo, capture_output=True, check=True)
+    return len(shas) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--commits", type=int, default=10_000)
+    parser.add_argument("--sample", type=int, default=500, help="commits for the naive baseline")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = Path(tmp) / "bench__history"
+        t0 = time.perf_counter()
+        generate(repo, args.commits)
+        print(f"generated {args.commits} commits in {time.perf_counter() - t0:.1f}s")
+
+        t0 = time.perf_counter()
+        walked = sum(1 for _ in walk_history(repo))
+        walk_s = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        result = collect(repo, CollectOptions(include_commits=True, run_setup=False))
+        collect_s = time.perf_counter() - t0
+        table = result.table.to_dict()["stages"]
+
+        naive = naive_rate(repo, args.sample)
+        walk_rate = walked / walk_s
+        print(f"history walk:   {walked} commits in {walk_s:.2f}s = {walk_rate:,.0f} commits/s")
+        print(f"naive walk:     {naive:,.0f} commits/s (one git process per commit, {args.sample} sampled)")
+        print(f"ratio:          {walk_rate / naive:.1f}x faster than one process per commit")
+        print(f"full collect:   {table['commits scanned']} commits scanned, {table['candidates']} candidates, "
+              f"{table['with tests']} with tests, in {collect_s:.2f}s = "
+              f"{table['commits scanned'] / collect_s:,.0f} commits/s, "
+              f"{table['candidates'] / collect_s:,.0f} candidates/s")
+
+
+if __name__ == "__main__":
+    main()
