@@ -321,7 +321,10 @@ class EnvBuilder:
                 continue
             reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
         packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
-        base = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args]
+        # --compile-bytecode: pip compiles at install time and test suites rely on it (a module with
+        # an invalid escape compiled at import under `filterwarnings = error` fails), and the
+        # read-only environment in the sandbox could not cache .pyc files later anyway.
+        base = [uv, "pip", "install", "--compile-bytecode", "--python", str(venv / "bin" / "python"), *date_args]
         # As the reference does: the repository's requirement files first, then the recipe's pinned
         # packages on top, so a recipe pin overrides an older pin in the repository's files.
         if reqs:

@@ -82,12 +82,15 @@ class TestRun:
     script: str = ""
     notes: list[str] = field(default_factory=list)
     durations: dict[str, float] = field(default_factory=dict)
+    env_manifest: dict | None = None
 
 
-def resolve_task_spec(task: Task, recipes_dir: Path | None) -> EnvSpec:
+def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None = None) -> EnvSpec:
+    """The task's recipe. With the source clone, dates can come from environment_setup_commit,
+    so every task of a version shares one environment, as the reference's per-version images do."""
     from issuebench.envs import resolve_spec
 
-    return resolve_spec(task, recipes_dir=recipes_dir)
+    return resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)
 
 
 def parser_name(task: Task, spec: EnvSpec) -> str:
@@ -138,15 +141,17 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
     log = log or InstanceLog(None)
     timings: dict[str, float] = {}
-    try:
-        spec = spec or resolve_task_spec(task, ctx.recipes_dir)
-    except IssuebenchError as exc:
-        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {exc.message}")
-    run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
-
     t0 = time.monotonic()
     try:
         source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+    except IssuebenchError as exc:
+        return TestRun(InstanceStatus.ERROR, f"no repository: {exc.message}")
+    try:
+        spec = spec or resolve_task_spec(task, ctx.recipes_dir, source)
+    except IssuebenchError as exc:
+        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {exc.message}")
+    run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
+    try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir)
     except IssuebenchError as exc:
         run.reason = f"no workspace: {exc.message}"
@@ -174,6 +179,7 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         return run
     timings["env"] = time.monotonic() - t0
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
+    run.env_manifest = getattr(env, "manifest", None)
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
 
     test_files = commands.files_in_diff(task.test_patch)
@@ -262,7 +268,12 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
             "patch_status": early}))
 
     try:
-        spec = resolve_task_spec(task, ctx.recipes_dir)
+        source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+    except IssuebenchError as exc:
+        return _finish(inst_dir, log, base.model_copy(update={
+            "status": InstanceStatus.ERROR, "reason": f"no repository: {exc.message}"}))
+    try:
+        spec = resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
         return _finish(inst_dir, log, base.model_copy(update={
             "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {exc.message}"}))
@@ -290,6 +301,8 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
     artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")
     artifacts.write_text_atomic(inst_dir / "test_output.txt", run.output)
+    if run.env_manifest:  # what was installed, from which date, with which interpreter
+        artifacts.write_json(inst_dir / "env.json", run.env_manifest)
     report = base.model_copy(update={
         "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
         "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
