@@ -242,8 +242,8 @@ def _setup_group(repo_dir: Path, task: Task) -> EnvSpec | None:
         return None
     try:
         result = setup_repository(repo_dir, commit=task.environment_setup_commit,
-                                  date=task.created_at)
-    except (IssuebenchError, TypeError):
+                                  date=task.created_at, repo_name=task.repo)
+    except Exception:  # a group that cannot be set up stays without env; validate says why
         return None
     spec = getattr(result, "spec", result)
     return spec if isinstance(spec, EnvSpec) else None
