@@ -131,3 +131,14 @@ def test_broken_config_is_noted_not_fatal(tmp_path: Path) -> None:
     assert any("not parsed" in n for n in facts.notes)
     assert plan.spec.install == []                       # nothing installable: PYTHONPATH instead
     assert plan.spec.env_vars["PYTHONPATH"] == TESTBED_PATH
+
+
+def test_option_values_are_not_taken_for_paths(tmp_path: Path) -> None:
+    _facts, plan = _plan(tmp_path, {
+        "benchmark.py": "import missing_tool\n",
+        "tox.ini": "[testenv]\ndeps = pytest\ncommands = pytest -v --doctest-modules --ignore benchmark.py "
+                   "-k fast {posargs}\n",
+    })
+    # Run from the root like tox does, keeping what decides collection and dropping the rest.
+    assert plan.test_args == ["--doctest-modules", "--ignore", "benchmark.py"]
+    assert plan.suite_command == "pytest -rA --doctest-modules --ignore benchmark.py"

@@ -122,6 +122,7 @@ def extract(tree: SourceTree) -> Facts:
     if not facts.install_requires and "requirements.txt" in files and not facts.has_pyproject_build:
         text = tree.read("requirements.txt") or ""
         facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
+    facts.test_commands = list(dict.fromkeys(c.strip() for c in facts.test_commands))
     if "conftest.py" in files or any(p.endswith("/conftest.py") for p in files):
         facts.pytest_configured = True
     return facts

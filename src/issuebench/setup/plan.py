@@ -33,7 +33,9 @@ class Plan:
     @property
     def suite_command(self) -> str:
         if self.runner == "unittest":
-            start = ["-s", self.test_args[0], "-t", "."] if self.test_args else []
+            # Only a start folder carries over to unittest discovery; pytest options do not.
+            start = ["-s", self.test_args[0], "-t", "."] if self.test_args and not \
+                self.test_args[0].startswith("-") else []
             return " ".join(["python -m unittest discover -v", *start])
         return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args)])
 
@@ -91,18 +93,51 @@ def choose_runner(facts: Facts) -> str:
     return "pytest"
 
 
+# Options of a repository's own pytest command worth keeping for the whole-suite run: they decide
+# what is collected. Values of options that take one are never mistaken for paths.
+_KEEP_FLAGS = {"--doctest-modules", "--doctest-continue-on-failure"}
+_KEEP_WITH_VALUE = {"--ignore", "--ignore-glob", "--deselect", "--doctest-glob", "-p", "-m", "--import-mode",
+                    "--rootdir", "--confcutdir"}
+_TAKES_VALUE = _KEEP_WITH_VALUE | {"-k", "-c", "--cov", "--cov-report", "--junitxml", "--junit-xml", "-n",
+                                   "--numprocesses", "--dist", "--basetemp", "--tb", "-W", "-o", "--maxfail",
+                                   "--timeout", "--durations", "--cov-config", "--log-level"}
+
+
 def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
-    """Paths the whole-suite run names: none when pytest is told testpaths, else the test folder."""
-    if runner == "pytest" and facts.pytest_testpaths:
-        return []
+    """Arguments of the whole-suite run: the repository's own test paths and collection options
+    when its test command names them, else the test folder (none when pytest has testpaths)."""
     dirs = tree.dirs()
     for command in facts.test_commands:
-        if runner == "pytest" and re.search(r"py\.?test", command):
-            words = shlex.split(command, posix=True) if command.count('"') % 2 == 0 else command.split()
-            paths = [w.rstrip("/") for w in words[1:] if not w.startswith("-") and
-                     (w.rstrip("/") in dirs or tree.exists(w))]
-            if paths:
-                return paths
+        if runner != "pytest" or not re.search(r"py\.?test", command):
+            continue
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            words = command.split()
+        start = next((i for i, w in enumerate(words) if re.search(r"py\.?test$", w)), None)
+        if start is None:
+            continue
+        paths: list[str] = []
+        options: list[str] = []
+        rest = iter(words[start + 1:])
+        for word in rest:
+            if word in ("&&", "||", ";", "|"):
+                break
+            name = word.split("=", 1)[0]
+            if word.startswith("-"):
+                value = None if "=" in word or name not in _TAKES_VALUE else next(rest, None)
+                if name in _KEEP_FLAGS or name in _KEEP_WITH_VALUE:
+                    options += [word] + ([value] if value is not None else [])
+            elif word.rstrip("/") in dirs or tree.exists(word):
+                paths.append(word.rstrip("/"))
+        if paths or options:
+            return paths + options          # no paths: the repository runs pytest from its root
+    if runner == "pytest" and facts.pytest_testpaths:
+        return []
+    return _test_folder(dirs)
+
+
+def _test_folder(dirs: set[str]) -> list[str]:
     for candidate in ("tests", "test", "testing", "src/tests"):
         if candidate in dirs:
             return [candidate]
