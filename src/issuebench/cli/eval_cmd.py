@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from issuebench.cli.common import console, err_console, friendly_errors
 from issuebench.cli.eval_view import print_result, status_text
 from issuebench.datasets import load_predictions, load_tasks
+from issuebench.errors import IssuebenchError
 
 
 def register(app: typer.Typer) -> None:
@@ -35,10 +36,13 @@ def eval_command(
     python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore cached results and rerun everything."),
     offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
+    backend: str = typer.Option("local", "--backend", help="'local' (uv + bubblewrap) or 'docker' (reference images)."),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
     from issuebench.harness import build_context, run_evaluation
 
+    if backend not in ("local", "docker"):
+        raise IssuebenchError(f"unknown backend '{backend}'", hint="use --backend local or --backend docker")
     tasks = load_tasks(dataset, split=split)
     if dataset == "demo" and repos is None:
         from issuebench.demo import demo_repos_dir
@@ -59,8 +63,8 @@ def eval_command(
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
                         no_sandbox=no_sandbox, strict=strict, allow_clone=not offline,
-                        use_cache=not no_cache, python_fallback=python_fallback)
-    if getattr(ctx.sandbox, "name", "") == "none":
+                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend)
+    if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
         err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
     progress = Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.description}"), console=console, transient=True)

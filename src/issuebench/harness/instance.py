@@ -140,6 +140,8 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
               log: InstanceLog | None = None, apply_test_patch: bool = True) -> TestRun:
     """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
     log = log or InstanceLog(None)
+    if ctx.backend == "docker":
+        return _run_in_docker(task, model_patch, ctx, spec, log)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
     try:
@@ -224,6 +226,37 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         run.reason = res.reason
         return run
 
+    return _parse_run(task, spec, run, nonce, res.returncode)
+
+
+_DOCKER_STATUS = {"apply_failed": InstanceStatus.APPLY_FAILED, "timeout": InstanceStatus.TIMEOUT,
+                  "memory_limit": InstanceStatus.MEMORY_LIMIT, "docker_failed": InstanceStatus.SANDBOX_FAILED}
+
+
+def _run_in_docker(task: Task, model_patch: str | None, ctx: EvalContext, spec: EnvSpec | None,
+                   log: InstanceLog) -> TestRun:
+    """The same instance in the reference's published image: only where the tests run changes."""
+    from issuebench.harness.docker_backend import image_name, run_in_docker
+
+    spec = spec or EnvSpec(test_cmd="pytest -rA")
+    nonce = secrets.token_hex(16)
+    run = TestRun(InstanceStatus.ERROR, command=commands.test_command(spec, task.test_patch))
+    run.script = commands.eval_script(spec, task.test_patch, nonce)
+    log.info(f"docker image {task.image or image_name(task)}")
+    t0 = time.monotonic()
+    run.output, status = run_in_docker(task, model_patch, run.command, nonce, ctx.limits)
+    run.durations["tests"] = time.monotonic() - t0
+    if model_patch and model_patch.strip():
+        applied = status != "apply_failed"
+        run.patch_status = PatchStatus.APPLIED if applied else PatchStatus.DOES_NOT_APPLY
+        run.apply_method = "docker: git apply / patch fallbacks" if applied else None
+    if status != "ok":
+        run.status, run.reason = _DOCKER_STATUS.get(status, InstanceStatus.ERROR), f"docker backend: {status}"
+        return run
+    return _parse_run(task, spec, run, nonce, None)
+
+
+def _parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: int | None) -> TestRun:
     from issuebench.parsers import extract_test_output, get_parser
 
     run.test_output = extract_test_output(run.output, nonce=nonce)
@@ -233,7 +266,7 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     run.status_map = get_parser(parser_name(task, spec))(run.test_output)
     if not run.status_map:
         run.status = InstanceStatus.LOG_UNPARSEABLE
-        run.reason = f"no test results found in the output (exit code {res.returncode}): {_tail(res.output)}"
+        run.reason = f"no test results found in the output (exit code {returncode}): {_tail(run.test_output)}"
         return run
     run.status = InstanceStatus.UNRESOLVED  # graded by the caller
     return run
@@ -267,8 +300,10 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
             "status": InstanceStatus.INVALID_PATCH, "reason": "the patch is not a unified diff",
             "patch_status": early}))
 
+    source = None
     try:
-        source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+        if ctx.backend != "docker":  # with docker, the repository is inside the image
+            source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
     except IssuebenchError as exc:
         return _finish(inst_dir, log, base.model_copy(update={
             "status": InstanceStatus.ERROR, "reason": f"no repository: {exc.message}"}))

@@ -46,7 +46,8 @@ def build_context(*, output_dir: Path, run_id: str, timeout: float = 1800.0, rep
     from issuebench.envs import EnvBuilder
     from issuebench.sandbox import Limits, get_sandbox
 
-    sandbox = get_sandbox(no_sandbox=no_sandbox)
+    # The docker backend runs tests in the reference's images; no local sandbox is needed then.
+    sandbox = get_sandbox(no_sandbox=no_sandbox or backend == "docker")
     limits = Limits(timeout=timeout) if memory_mb is None else Limits(timeout=timeout, memory_mb=memory_mb)
     builder = EnvBuilder(sandbox=sandbox, python_fallback=python_fallback)
     return EvalContext(layout=RunLayout(Path(output_dir), run_id), sandbox=sandbox, env_builder=builder,
