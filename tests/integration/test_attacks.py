@@ -24,7 +24,7 @@ from issuebench.harness import build_context
 from issuebench.harness.instance import evaluate_instance
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("attacks")]
 
 CORE = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
 FIXED = CORE.replace("a - b", "a + b")
