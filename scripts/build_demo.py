@@ -23,6 +23,7 @@ import filecmp
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from issuebench.grading import grade
+from issuebench.harness.commands import test_command
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, TestStatus
 from issuebench.parsers import get_parser
-from issuebench.patch import apply_patch
+from issuebench.patch import apply_patch, files_touched, is_test_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "src" / "issuebench" / "demo" / "data"
@@ -1945,9 +1947,8 @@ def run_tests(tree: Path, command: list[str], python: str) -> dict[str, TestStat
 
 
 def test_argv(test_patch: str) -> list[str]:
-    from issuebench.harness.commands import test_command
-
-    return test_command(DEMO_ENV, test_patch).split()
+    """The harness's own test command line for the task (test files named by the test patch)."""
+    return shlex.split(test_command(DEMO_ENV, test_patch))
 
 
 def check_history(project: Project, repo: Path, shas: list[str], work: Path, pythons: list[str]) -> None:
@@ -2017,8 +2018,6 @@ def build_task(project: Project, definition: TaskDef, repo: Path, shas: list[str
     tree = checkout(repo, base, work / instance_id)
     gold = diff_of(tree, definition.gold)
     test_patch = diff_of(tree, definition.tests)
-    from issuebench.patch import files_touched, is_test_path
-
     if any(is_test_path(p) for p in files_touched(gold)) or not all(is_test_path(p) for p in files_touched(test_patch)):
         raise BuildError(f"{instance_id}: the gold patch must touch only code, the test patch only tests")
     command = test_argv(test_patch)
