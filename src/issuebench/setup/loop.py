@@ -18,7 +18,7 @@ from typing import Any
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec, TestStatus
-from issuebench.setup.diagnose import diagnose, excerpt
+from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
@@ -29,6 +29,7 @@ from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.source import SourceTree
 
 _PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
+_FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
 
 
 @dataclass
@@ -147,7 +148,7 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
             run = runner.run(plan)
             attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
                               tests_run=len(run.counted), tests_passed=run.passed,
-                              spec=plan.spec.model_dump(mode="json", exclude_defaults=True))
+                              spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
             attempts.append(attempt)
             if run.stage == "test" and (best is None or run.passed > best[0].passed):
                 best = (run, plan)
@@ -159,18 +160,28 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
             diagnosis = diagnose(run.log)
             attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
             attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
-            fix = apply_rule(diagnosis, plan, ctx) if diagnosis else None
+            fix = None
+            if plan.origin.startswith("memory") and queue:
+                # A remembered recipe that fails here is dropped for this commit's own files.
+                fix = Fix(queue.pop(0), _FRESH[0])
+            if fix is None and diagnosis:
+                fix = apply_rule(diagnosis, plan, ctx)
             if fix is None and client is not None:
                 fix = _ask_model(client, plan, facts, attempt.error, ctx)
+            if fix is None:
+                # No signature, or its rule is spent: an older Python is the most common cure for
+                # both a build that fails and a suite that mostly fails.
+                fix = apply_rule(Diagnosis(kind="unknown", fix="other_python", line=attempt.error_kind or "unknown"),
+                                 plan, ctx)
             if fix is None and queue:
-                fix = Fix(queue.pop(0), "next candidate recipe")
+                fix = Fix(queue.pop(0), _FRESH[1])
             attempt.seconds = round(time.monotonic() - t0, 2)
             if fix is None:
                 break
             attempt.fix = fix.description
             ctx.tried.add(fix.description)
             plan = fix.plan
-            if not fix.description.startswith("next candidate"):
+            if fix.description not in _FRESH:          # a fresh candidate keeps its own origin
                 plan.origin = ("model: " if fix.description.startswith("model") else "rule: ") + fix.description
     finally:
         runner.close()
@@ -189,7 +200,7 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     run, plan = best
     reason = "" if success else (f"best attempt passed {run.passed}/{len(run.counted)} tests "
                                  f"(needs {threshold:.0%})")
-    spec = plan.spec.model_copy(deep=True)
+    spec = plan.built_spec()
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
                                    "(listed in the recipe's failing_tests)"]
@@ -286,9 +297,10 @@ class _Runner:
         shutil.rmtree(workspace, ignore_errors=True)
         self.tree.export(workspace)
         try:
-            env = self.builder.ensure(plan.spec, workspace)
+            spec = plan.built_spec()
+            env = self.builder.ensure(spec, workspace)
         except IssuebenchError as exc:
-            return _Run("build", log=self._build_log(plan.spec, exc))
+            return _Run("build", log=self._build_log(spec, exc))
         result = self.sandbox.run(["bash", "-c", plan.suite_command], workspace=workspace, binds=env.binds(),
                                   env=env.run_env(), limits=Limits(timeout=self.timeout),
                                   cwd=config.TESTBED_PATH)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from issuebench.models import EnvSpec
 from issuebench.setup.data import canonical_name
 from issuebench.setup.extract import Facts
-from issuebench.setup.requirements import merge, requirement_extras, requirement_name
+from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
 from issuebench.setup.source import SourceTree
 
 EDITABLE_INSTALL = "python -m pip install --no-deps --no-build-isolation -e ."
@@ -38,6 +38,11 @@ class Plan:
                 self.test_args[0].startswith("-") else []
             return " ".join(["python -m unittest discover -v", *start])
         return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args)])
+
+    def built_spec(self) -> EnvSpec:
+        """The spec as built and recorded: requirement markers evaluated for the plan's Python."""
+        return self.spec.model_copy(update={"packages": evaluate_markers(self.spec.packages, self.spec.python)},
+                                    deep=True)
 
     def copy(self, **changes: object) -> Plan:
         spec_changes = {k: v for k, v in changes.items() if k in EnvSpec.model_fields}

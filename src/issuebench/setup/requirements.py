@@ -104,3 +104,34 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
 
 def _is_bare(req: str) -> bool:
     return not re.search(r"[<>=!~;@]", req)
+
+
+def evaluate_markers(reqs: Iterable[str], python: str) -> list[str]:
+    """Requirements for one target Python: markers evaluated and removed, non-matching ones dropped.
+
+    Recipes then hold plain specifiers (what is installed is what is listed), and a later switch of
+    Python re-evaluates the original list. Unparseable markers are kept as written.
+    """
+    import platform
+
+    try:
+        from packaging.markers import InvalidMarker, Marker
+    except ImportError:  # pragma: no cover - packaging ships with pip and uv's tooling
+        return list(reqs)
+    env = {"python_version": python, "python_full_version": f"{python}.0", "sys_platform": "linux",
+           "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
+           "platform_python_implementation": "CPython", "platform_machine": platform.machine(), "extra": ""}
+    out = []
+    for req in reqs:
+        if ";" not in req:
+            out.append(req)
+            continue
+        head, marker = req.split(";", 1)
+        try:
+            keep = Marker(marker.strip()).evaluate(env)
+        except (InvalidMarker, ValueError, KeyError):
+            out.append(req)
+            continue
+        if keep:
+            out.append(head.strip())
+    return out
