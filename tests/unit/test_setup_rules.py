@@ -87,3 +87,14 @@ def test_no_tests_ran_drops_paths_then_switches_runner(ctx: RuleContext) -> None
     assert fix is not None and fix.plan.test_args == []
     fix = apply_rule(diagnosis, fix.plan, ctx)
     assert fix is not None and fix.plan.runner == "unittest" and fix.plan.spec.log_parser == "unittest"
+
+
+def test_markers_are_evaluated_for_the_target_python() -> None:
+    from issuebench.setup.requirements import evaluate_markers
+
+    reqs = ["six", "importlib_metadata; python_version<'3.8'", 'tomli; python_version < "3.11"',
+            'pywin32; sys_platform == "win32"', "odd; not a marker"]
+    assert evaluate_markers(reqs, "3.7") == ["six", "importlib_metadata", "tomli", "odd; not a marker"]
+    assert evaluate_markers(reqs, "3.12") == ["six", "odd; not a marker"]
+    plan = _plan(python="3.12", packages=reqs[:3])
+    assert plan.built_spec().packages == ["six"] and plan.spec.packages == reqs[:3]   # the plan keeps markers
