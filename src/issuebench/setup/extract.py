@@ -347,7 +347,8 @@ def _read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
     for section in cfg.sections():
         if section != "testenv" and not section.startswith("testenv:"):
             continue
-        if re.search(r"(lint|flake|docs|style|mypy|type|pep8|black|isort|format|release|build|pre-commit)",
+        if re.search(r"(lint|flake|docs|style|mypy|type|pep8|black|isort|format|release|build|pre-commit|"
+                     r"bench|codspeed|pyright|changelog|readme|cog|spell|manifest|pypy)",
                      section.split(":", 1)[-1]) and section != "testenv":
             continue
         for line in _lines(cfg.get(section, "deps", fallback="")):
@@ -360,7 +361,8 @@ def _read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
         for line in _lines(cfg.get(section, "commands", fallback="")):
             line = _tox_unfactor(line)
             if line and _TEST_CMD.search(line):
-                facts.test_commands.append(line.replace("{posargs}", "").replace("{envpython}", "python"))
+                line = re.sub(r"\{posargs[^}]*\}", "", line).replace("{envpython}", "python")
+                facts.test_commands.append(line)
 
 
 def _tox_unfactor(line: str) -> str | None:

@@ -59,6 +59,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     build: list[str] = []
     if facts.has_pyproject_build:
         build += facts.build_requires
+        if (facts.build_backend or "").startswith("hatchling"):
+            build.append("editables")    # hatchling's editable hook; no build isolation installs it
         if "setuptools" in (facts.build_backend or "setuptools") and not any(
                 requirement_name(r) == "setuptools" for r in build):
             build += _SETUPTOOLS_BUILD
@@ -109,8 +111,8 @@ _TAKES_VALUE = _KEEP_WITH_VALUE | {"-k", "-c", "--cov", "--cov-report", "--junit
 
 
 def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
-    """Arguments of the whole-suite run: the repository's own test paths and collection options
-    when its test command names them, else the test folder (none when pytest has testpaths)."""
+    """Arguments of the whole-suite run: the test paths and collection options of the repository's
+    first pytest command (tox before CI before docs), else the test folder (none with testpaths)."""
     dirs = tree.dirs()
     for command in facts.test_commands:
         if runner != "pytest" or not re.search(r"py\.?test", command):
@@ -137,6 +139,7 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
                 paths.append(word.rstrip("/"))
         if paths or options:
             return paths + options          # no paths: the repository runs pytest from its root
+        break                               # the repository's main command names nothing special
     if runner == "pytest" and facts.pytest_testpaths:
         return []
     return _test_folder(dirs)
