@@ -306,6 +306,7 @@ class EnvBuilder:
         self._run_host(venv_cmd, log, "creating the venv", cwd=path.parent)
         with tempfile.TemporaryDirectory(prefix="issuebench-reqs-") as tmp:
             self._install_packages(uv, spec, path, workspace, date_args, log, Path(tmp))
+        self._compile_bytecode(path, log)
         commands = [*spec.pre_install, *spec.install]
         if commands:
             self._run_sandboxed(spec, path, workspace, commands, log, python)
@@ -321,16 +322,29 @@ class EnvBuilder:
                 continue
             reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
         packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
-        # --compile-bytecode: pip compiles at install time and test suites rely on it (a module with
-        # an invalid escape compiled at import under `filterwarnings = error` fails), and the
-        # read-only environment in the sandbox could not cache .pyc files later anyway.
-        base = [uv, "pip", "install", "--compile-bytecode", "--python", str(venv / "bin" / "python"), *date_args]
+        base = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args]
         # As the reference does: the repository's requirement files first, then the recipe's pinned
         # packages on top, so a recipe pin overrides an older pin in the repository's files.
         if reqs:
             self._run_host([*base, *reqs], log, "installing requirement files", cwd=workspace)
         if packages:
             self._run_host([*base, *packages], log, "installing packages", cwd=workspace)
+
+    def _compile_bytecode(self, venv: Path, log: _BuildLog) -> None:
+        """Compile what was installed, as pip does at install time, and like pip never fail on it.
+
+        Test suites rely on it: a dependency with an invalid escape sequence compiled at import
+        under `filterwarnings = error` fails to import, and the environment is read-only in the
+        sandbox, so .pyc files could not be cached later anyway.
+        """
+        site = sorted(venv.glob("lib/python*/site-packages"))
+        if not site:
+            return
+        argv = [str(venv / "bin" / "python"), "-m", "compileall", "-q", "-j", "0", str(site[0])]
+        proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=900)
+        if proc.returncode != 0:
+            log.write(f"# bytecode compilation left some files uncompiled (as pip would): "
+                      f"{_last_error_line(proc.stdout + proc.stderr)}")
 
     def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, commands: list[str],
                        log: _BuildLog, python: PythonInfo) -> None:
