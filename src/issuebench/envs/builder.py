@@ -106,6 +106,22 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
     return names
 
 
+def requirement_file_pins(path: Path, _depth: int = 0) -> list[str]:
+    """Names pinned with == in a requirements file, following its -r includes."""
+    names: list[str] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return names
+    for raw in lines:
+        line = raw.split(" #", 1)[0].strip()
+        for flag in ("-r ", "--requirement "):
+            if line.startswith(flag) and _depth < 5:
+                names += requirement_file_pins(path.parent / line[len(flag):].strip(), _depth + 1)
+        names += pinned_names([line])
+    return names
+
+
 def exclude_newer_args(spec: EnvSpec) -> list[str]:
     if not spec.exclude_newer:
         return []
@@ -326,7 +342,13 @@ class EnvBuilder:
         # As the reference does: the repository's requirement files first, then the recipe's pinned
         # packages on top, so a recipe pin overrides an older pin in the repository's files.
         if reqs:
-            self._run_host([*base, *reqs], log, "installing requirement files", cwd=workspace)
+            # An exact pin in the repository's own files wins over the date too (a release can
+            # pin a package published hours after its commit).
+            file_pins = [n for flag, f in zip(reqs[::2], reqs[1::2], strict=True) if flag == "-r"
+                         for n in requirement_file_pins(Path(f))]
+            exempt = [] if not date_args else [a for n in dict.fromkeys(file_pins)
+                                               for a in ("--exclude-newer-package", f"{n}={_NO_CUTOFF}")]
+            self._run_host([*base, *exempt, *reqs], log, "installing requirement files", cwd=workspace)
         if packages:
             self._run_host([*base, *packages], log, "installing packages", cwd=workspace)
 
