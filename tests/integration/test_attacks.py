@@ -296,8 +296,6 @@ def test_conftest_hook_marking_all_passed_is_undone(world) -> None:
     assert any("conftest.py" in note for note in report.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: the harness finds a model patch's files by 'diff --git' "
-                   "headers only; it should use issuebench.patch.files_touched (reported to the harness owner)")
 def test_conftest_hook_in_a_plain_diff_is_undone(world) -> None:
     # No 'diff --git' headers: the hook-file guard must still see the files.
     git_style = diff_for(world["repo"], {"tests/conftest.py": HOOK})
@@ -328,8 +326,6 @@ def test_fake_markers_and_summary_cannot_pass(world) -> None:
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: code under test runs inside pytest's process and can "
-                   "print a fake summary after pytest's own (see docs/security.md, residual risks)")
 def test_fake_summary_printed_at_exit_cannot_pass(world) -> None:
     prelude = """
     import atexit, os
@@ -339,8 +335,6 @@ def test_fake_summary_printed_at_exit_cannot_pass(world) -> None:
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
-@pytest.mark.xfail(strict=True, reason="known hole: a plugin named in the project's pytest config is not a "
-                   "hook file by name (see docs/security.md, residual risks)")
 def test_plugin_via_project_config_cannot_pass(world) -> None:
     patch = diff_for(world["repo"], {"evilplugin.py": HOOK,
                                      "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p evilplugin"\n'})

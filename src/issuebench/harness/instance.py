@@ -6,15 +6,14 @@ Every failure becomes a status with a reason; nothing raised here stops the rest
 
 from __future__ import annotations
 
-import fnmatch
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from issuebench import HARNESS_VERSION, config
 from issuebench.errors import IssuebenchError
-from issuebench.harness import artifacts, commands, overlay
+from issuebench.harness import artifacts, commands, guards, overlay
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths
@@ -28,10 +27,6 @@ from issuebench.models import (
     TestStatusMap,
     stable_hash,
 )
-
-# Files a model patch may not add or change anywhere, because they run before or around the tests
-# and could decide the verdict: test-runner hooks and interpreter start-up hooks.
-HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth", "pytest.ini")
 
 SANDBOX_STATUS = {
     "timeout": InstanceStatus.TIMEOUT,
@@ -112,24 +107,6 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
     })[:24]
 
 
-def _is_hook_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return any(fnmatch.fnmatch(name, pat) for pat in HOOK_FILE_PATTERNS)
-
-
-def guard_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str]) -> list[str]:
-    """Undo what a model patch did to tests and hooks, so only the harness decides what runs.
-
-    The reference resets only files the test patch touches; a model could add a conftest.py or
-    edit another test file and change the verdict. We put back every test path and hook file the
-    model touched, and say so in the notes.
-    """
-    from issuebench.patch import is_test_path
-
-    suspicious = [p for p in model_files if p not in test_files and (is_test_path(p) or _is_hook_file(p))]
-    return reset_paths(ws, base_commit, suspicious)
-
-
 def _apply(ws: Path, patch_text: str):
     from issuebench.patch import apply_patch
 
@@ -194,7 +171,9 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
                           else InstanceStatus.APPLY_FAILED)
             run.reason = f"model patch {result.status.value}: {_tail(result.log)}"
             return run
-        undone = guard_model_changes(ws, task.base_commit, commands.files_in_diff(model_patch), test_files)
+        from issuebench.patch import files_touched
+
+        undone = guards.undo_model_changes(ws, task.base_commit, files_touched(model_patch), test_files)
         if undone:
             run.notes.append("undid model changes to test or hook files: " + ", ".join(undone))
             log.info(run.notes[-1])
@@ -260,6 +239,8 @@ def _parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: 
     from issuebench.parsers import extract_test_output, get_parser
 
     run.test_output = extract_test_output(run.output, nonce=nonce)
+    if run.test_output is not None:
+        run.test_output = guards.cut_after_runner_summary(run.test_output)
     if run.test_output is None:
         run.status, run.reason = InstanceStatus.LOG_UNPARSEABLE, "test output markers missing"
         return run

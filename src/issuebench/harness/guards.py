@@ -1,0 +1,95 @@
+"""What keeps a model patch from deciding its own verdict.
+
+The reference harness resets only the test files its test patch touches. A model patch can then add
+a conftest.py that marks every test passed, edit another test file, name a pytest plugin in the
+project's configuration, or print a fake summary after the runner's own. The guards here undo what a
+patch did to tests, hooks and test-runner configuration, and cut the graded output at the runner's
+own closing line.
+"""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import re
+import sys
+from pathlib import Path, PurePosixPath
+
+from issuebench.harness.workspace import git, reset_paths
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+# Files a model patch may not add or change anywhere: they run before or around the tests.
+HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth", "pytest.ini")
+# Files whose test-runner sections a patch may not change (the rest of the file is the patch's).
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def is_hook_file(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return any(fnmatch.fnmatch(name, pattern) for pattern in HOOK_FILE_PATTERNS)
+
+
+def _pytest_config(path: str, text: str | None) -> object:
+    """The test-runner section of a config file, as data (None when absent or unreadable)."""
+    if text is None:
+        return None
+    try:
+        if path.endswith(".toml"):
+            return tomllib.loads(text).get("tool", {}).get("pytest")
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(text)
+        for section in ("pytest", "tool:pytest"):
+            if parser.has_section(section):
+                return dict(parser.items(section))
+    except (tomllib.TOMLDecodeError, configparser.Error):
+        return "<unreadable>"  # a broken config is a change too
+    return None
+
+
+def changed_runner_config(ws: Path, base_commit: str, files: list[str]) -> list[str]:
+    """Config files among `files` whose pytest section differs from the base commit's."""
+    changed = []
+    for rel in files:
+        if PurePosixPath(rel).name not in CONFIG_FILES:
+            continue
+        old = git(ws, "show", f"{base_commit}:{rel}", check=False)
+        before = old.stdout if old.returncode == 0 else None
+        target = ws / rel
+        after = target.read_text(encoding="utf-8", errors="replace") if target.is_file() else None
+        if _pytest_config(rel, before) != _pytest_config(rel, after):
+            changed.append(rel)
+    return changed
+
+
+def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str]) -> list[str]:
+    """Put back every test path, hook file and runner config section the model touched."""
+    from issuebench.patch import is_test_path
+
+    suspicious = [p for p in model_files if p not in test_files and (is_test_path(p) or is_hook_file(p))]
+    suspicious += changed_runner_config(ws, base_commit, [p for p in model_files if p not in suspicious])
+    return reset_paths(ws, base_commit, suspicious)
+
+
+# The runner's own closing lines. Anything printed after them (an atexit hook in the code under
+# test, say) is not the runner speaking and is not graded.
+_PYTEST_FINAL = re.compile(
+    r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* in [\d.]+ ?(s|seconds)\b.*=+\s*$")
+_UNITTEST_RAN = re.compile(r"^Ran \d+ tests? in [\d.]+s\s*$")
+_UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b.*$")
+
+
+def cut_after_runner_summary(text: str) -> str:
+    """The output up to the first closing line of pytest or unittest, when there is one."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if _PYTEST_FINAL.match(line):
+            return "".join(lines[: i + 1])
+        if _UNITTEST_RAN.match(line):
+            for j in range(i + 1, min(i + 4, len(lines))):
+                if _UNITTEST_RESULT.match(lines[j]):
+                    return "".join(lines[: j + 1])
+    return text

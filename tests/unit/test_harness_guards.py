@@ -1,0 +1,46 @@
+from issuebench.harness.guards import changed_runner_config, cut_after_runner_summary, undo_model_changes
+from issuebench.harness.workspace import create_workspace
+from tests.gitrepo import init_repo
+
+PYTEST_LOG = """PASSED tests/test_a.py::test_x
+FAILED tests/test_a.py::test_y - assert 1 == 2
+========================= 1 failed, 1 passed in 0.12s ==========================
+PASSED tests/test_a.py::test_y
+"""
+UNITTEST_LOG = """test_y (tests.test_a.T.test_y) ... FAIL
+
+----------------------------------------------------------------------
+Ran 1 test in 0.001s
+
+FAILED (failures=1)
+test_y (tests.test_a.T.test_y) ... ok
+"""
+
+
+def test_output_after_the_runners_closing_line_is_not_graded():
+    assert cut_after_runner_summary(PYTEST_LOG).splitlines()[-1].startswith("=====")
+    assert "PASSED tests/test_a.py::test_y" not in cut_after_runner_summary(PYTEST_LOG)
+    cut = cut_after_runner_summary(UNITTEST_LOG)
+    assert cut.rstrip().endswith("FAILED (failures=1)") and "... ok" not in cut
+    old_style = "PASSED t\n===== 1 passed in 0.50 seconds =====\nPASSED fake\n"
+    assert "fake" not in cut_after_runner_summary(old_style)
+    assert cut_after_runner_summary("no closing line\n") == "no closing line\n"
+
+
+def test_runner_config_changes_are_found_and_undone(tmp_path):
+    base = init_repo(tmp_path / "src", {
+        "pyproject.toml": '[project]\nname = "p"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',
+        "setup.cfg": "[metadata]\nname = p\n",
+        "pkg/mod.py": "x = 1\n",
+    })
+    ws = create_workspace(tmp_path / "src", base, tmp_path / "w")
+    (ws / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "2"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n')
+    assert changed_runner_config(ws, base, ["pyproject.toml"]) == []  # only the project table changed
+    (ws / "pyproject.toml").write_text('[project]\nname = "p"\n\n[tool.pytest.ini_options]\naddopts = "-p evil"\n')
+    (ws / "setup.cfg").write_text("[metadata]\nname = p\n[tool:pytest]\naddopts = -p evil\n")
+    (ws / "pkg" / "mod.py").write_text("x = 2\n")
+    (ws / "pkg" / "conftest.py").write_text("evil = True\n")
+    undone = undo_model_changes(ws, base, ["pyproject.toml", "setup.cfg", "pkg/mod.py", "pkg/conftest.py"], [])
+    assert sorted(undone) == ["pkg/conftest.py", "pyproject.toml", "setup.cfg"]
+    assert (ws / "pkg" / "mod.py").read_text() == "x = 2\n"  # the fix itself stays
+    assert "evil" not in (ws / "pyproject.toml").read_text() and not (ws / "pkg" / "conftest.py").exists()
