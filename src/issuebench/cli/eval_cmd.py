@@ -44,10 +44,11 @@ def eval_command(
     if backend not in ("local", "docker"):
         raise IssuebenchError(f"unknown backend '{backend}'", hint="use --backend local or --backend docker")
     tasks = load_tasks(dataset, split=split)
-    if dataset == "demo" and repos is None:
+    if dataset == "demo":
         from issuebench.demo import demo_repos_dir
 
-        repos = demo_repos_dir()
+        repos = repos or demo_repos_dir()
+        python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if instance_ids:
         wanted = set(instance_ids)
         missing = sorted(wanted - {t.instance_id for t in tasks})
