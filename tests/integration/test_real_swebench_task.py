@@ -84,4 +84,6 @@ def test_revalidating_the_task_gives_back_its_fail_to_pass_list(flask_task, tmp_
     verdict = validate_task(task, runner, repeats=1)
     assert verdict.kept, (verdict.reason, verdict.detail)
     assert sorted(verdict.task.FAIL_TO_PASS) == sorted(task.FAIL_TO_PASS)
-    assert sorted(verdict.task.PASS_TO_PASS) == sorted(task.PASS_TO_PASS)
+    # The official PASS_TO_PASS (50 tests) is a subset of what passes in the two touched files
+    # (175 here): every one of them must still be found.
+    assert set(task.PASS_TO_PASS) <= set(verdict.task.PASS_TO_PASS)
