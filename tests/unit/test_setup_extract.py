@@ -142,3 +142,21 @@ def test_option_values_are_not_taken_for_paths(tmp_path: Path) -> None:
     # Run from the root like tox does, keeping what decides collection and dropping the rest.
     assert plan.test_args == ["--doctest-modules", "--ignore", "benchmark.py"]
     assert plan.suite_command == "pytest -rA --doctest-modules --ignore benchmark.py"
+
+
+def test_quotes_around_words_go_but_marker_quotes_stay(tmp_path: Path) -> None:
+    from issuebench.setup.requirements import clean_requirement
+
+    assert clean_requirement("matplotlib; implementation_name != 'pypy'") == \
+        "matplotlib; implementation_name != 'pypy'"
+    assert clean_requirement('"attrs>=19"') == "attrs>=19"
+
+
+def test_a_source_without_tests_is_refused_before_any_build(tmp_path: Path) -> None:
+    from issuebench.setup import setup_repository
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("X = 1\n")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='pkg')\n")
+    result = setup_repository(tmp_path, memory=False, builder=object(), sandbox=object())
+    assert not result.success and result.attempts == [] and "no tests in the source" in result.reason

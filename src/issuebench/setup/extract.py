@@ -20,6 +20,7 @@ from issuebench.setup.requirements import (
     parse_requirements_text,
     requirement_extras,
     requirement_name,
+    unquote,
 )
 from issuebench.setup.source import SourceTree
 
@@ -503,7 +504,7 @@ def _read_docs(path: str, text: str, facts: Facts) -> None:
 # -- helpers ----------------------------------------------------------------------------------
 
 def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
-    token = token.strip().strip("'\"")
+    token = unquote(token)
     include = re.match(r"^-r\s*(\S+)$", token)
     if include:
         path = include.group(1).replace("{toxinidir}/", "")

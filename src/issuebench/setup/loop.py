@@ -8,6 +8,7 @@ first, then the extracted plan, revising it with rules (and, when given, a model
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 import tempfile
 import time
@@ -132,6 +133,10 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                            installed_minors())
     if not pythons:
         raise IssuebenchError("no Python interpreter found", hint="install one (pyenv or `uv python install`)")
+    if not has_tests(tree, facts):
+        return SetupResult(False, repo, tree.commit, when, None, None, [], None, 0, 0, [], [],
+                           time.monotonic() - started,
+                           reason="no tests in the source (no test_*.py, *_test.py or tests/ folder)")
     client = ModelClient.from_arg(model) if isinstance(model, str) else model
     store = RecipeMemory() if memory is True else (memory or None)
     queue = [*(_remembered_plans(store, repo, when, facts, pythons) if store else []),
@@ -186,6 +191,16 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     finally:
         runner.close()
     return _result(repo, tree, when, attempts, best, threshold, store, started)
+
+
+_TEST_FILE = re.compile(r"(^|/)(tests?|testing)/.*\.py$|(^|/)(test_[^/]*|[^/]*_test|tests?)\.py$")
+
+
+def has_tests(tree: SourceTree, facts: Facts) -> bool:
+    """Does the snapshot hold anything a test runner could collect? (Many sdists ship no tests.)"""
+    if any(_TEST_FILE.search(path) for path in tree.files()):
+        return True
+    return any("doctest" in command for command in facts.test_commands)
 
 
 def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],

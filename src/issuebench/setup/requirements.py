@@ -27,12 +27,20 @@ def requirement_extras(req: str) -> list[str]:
 
 def clean_requirement(req: str) -> str | None:
     """A requirement uv can install, or None for comments, options, local paths and URLs."""
-    text = req.split(" #", 1)[0].strip().strip("'\"")
+    text = unquote(req.split(" #", 1)[0])
     if not text or text.startswith(("#", "-", ".", "/")) or "://" in text or text.startswith("git+"):
         return None
     if requirement_name(text) is None:
         return None
     return text
+
+
+def unquote(text: str) -> str:
+    """Remove one pair of surrounding quotes (a shell word); a marker's closing quote stays."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1].strip()
+    return text.lstrip("'\"") if text[:1] in "'\"" and text.count(text[0]) == 1 else text
 
 
 def parse_requirements_text(text: str, path: str, read: Callable[[str], str | None],
