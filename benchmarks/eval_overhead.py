@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -47,6 +48,10 @@ def time_direct(checkouts, ctx) -> float:
         env = ensure_env_with_overlay(ctx.env_builder, spec, ws)
         run_env = {**os.environ, **env.run_env()}
         cmd = commands.test_command(spec, task.test_patch)
+        # Each eval instance starts from a fresh tree, so its modules compile once: the direct run
+        # starts without bytecode too, or the comparison would flatter it.
+        for cache in ws.rglob("__pycache__"):
+            shutil.rmtree(cache)
         t0 = time.perf_counter()
         subprocess.run(["bash", "-c", cmd], cwd=ws, env=run_env, capture_output=True, check=False)
         total += time.perf_counter() - t0

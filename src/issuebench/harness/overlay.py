@@ -20,6 +20,15 @@ _SKIP_PARTS = {"__pycache__", ".git"}
 
 def ensure_env_with_overlay(builder, spec, ws: Path):
     """builder.ensure(spec, ws), plus capture or apply the install overlay."""
+    root = getattr(builder, "root", None)
+    if root is not None and (Path(root) / spec.env_hash() / "env.json").is_file():
+        # Built already: no install runs in this workspace, so there is nothing to capture.
+        env = builder.ensure(spec, ws)
+        tar_path = Path(env.path) / OVERLAY_NAME
+        if tar_path.exists():
+            with tarfile.open(tar_path) as tar:
+                tar.extractall(ws, filter="data")
+        return env
     before = set(changed_paths(ws, include_ignored=True))
     env = builder.ensure(spec, ws)
     env_root = Path(env.path)

@@ -7,6 +7,8 @@ where the source clone is not mounted), and shows the code under test no commit 
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import subprocess
 import tempfile
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from issuebench import config
 from issuebench.errors import IssuebenchError
+from issuebench.models import stable_hash
 
 _GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "HOME": "/nonexistent",
             "GIT_AUTHOR_NAME": "issuebench", "GIT_AUTHOR_EMAIL": "harness@issuebench",
@@ -29,11 +32,52 @@ def git(cwd: Path, *args: str, check: bool = True, input: str | None = None) -> 
     return proc
 
 
+# Pristine checkouts kept for reuse: copying one is several times cheaper than fetching and
+# checking out again, and every prediction for a task (and every rerun) starts from the same one.
+MAX_TEMPLATES = int(os.environ.get("ISSUEBENCH_MAX_TEMPLATES", "64"))
+
+
 def create_workspace(source: Path, base_commit: str, parent: Path | None = None) -> Path:
     """Make a fresh workspace at base_commit from the local clone `source`."""
     parent = parent or config.workspaces_dir()
     parent.mkdir(parents=True, exist_ok=True)
+    template = _template(source, base_commit)
     ws = Path(tempfile.mkdtemp(prefix="ws-", dir=parent))
+    proc = subprocess.run(["cp", "-a", "--reflink=auto", f"{template}/.", str(ws)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        shutil.rmtree(ws, ignore_errors=True)
+        raise IssuebenchError(f"could not copy the checkout of {base_commit[:12]}: {proc.stderr.strip()[-300:]}")
+    os.utime(template)  # recently used: kept when older templates are evicted
+    return ws
+
+
+def _template(source: Path, base_commit: str) -> Path:
+    root = config.home() / "templates"
+    root.mkdir(parents=True, exist_ok=True)
+    key = stable_hash([str(source.resolve()), base_commit])[:24]
+    template = root / key
+    if (template / ".git").is_dir():
+        return template
+    with (root / f".{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (template / ".git").is_dir():
+            fresh = _checkout(source, base_commit, root)
+            os.rename(fresh, template)
+            _evict_templates(root, keep=template)
+    return template
+
+
+def _evict_templates(root: Path, keep: Path) -> None:
+    templates = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                       key=lambda p: p.stat().st_mtime)
+    for old in templates[: max(0, len(templates) - MAX_TEMPLATES)]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
+    """A new repository holding only base_commit, checked out, in a fresh folder under parent."""
+    ws = Path(tempfile.mkdtemp(prefix=".new-", dir=parent))
     try:
         git(ws, "init", "--quiet")
         upload = "git -c uploadpack.allowAnySHA1InWant=true -c uploadpack.allowReachableSHA1InWant=true upload-pack"

@@ -186,6 +186,7 @@ class RunCgroup:
         """SIGKILL every process in the run's cgroups until none is left. True when empty."""
         groups = [p for p in (self.pids, self.memory) if p is not None]
         end = time.monotonic() + deadline
+        pause = 0.001  # the sandbox's last processes usually leave within a millisecond or two
         while time.monotonic() < end:
             pids = {pid for g in groups for pid in _procs(g)}
             if not pids:
@@ -193,7 +194,8 @@ class RunCgroup:
             for pid in pids:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
         return not any(_procs(g) for g in groups)
 
     def destroy(self) -> list[str]:
@@ -204,14 +206,16 @@ class RunCgroup:
         for path in (self.pids, self.memory):
             if path is None:
                 continue
-            for _ in range(50):
+            pause = 0.001
+            for _ in range(60):
                 try:
                     path.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    time.sleep(0.02)
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
             else:
                 problems.append(f"could not remove cgroup {path.name}")
         return problems
