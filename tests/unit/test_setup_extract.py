@@ -33,10 +33,11 @@ def test_tox_ini_only(tmp_path: Path) -> None:
                    "    py27: mock\n    -rreq/extra.txt\ncommands = pytest {posargs} tests\n\n"
                    "[testenv:lint]\ndeps = flake8\ncommands = flake8\n",
         "req/extra.txt": "six>=1.10  # comment\n-e .\n",
+        "tests/requirements.txt": "pretend\n",
     })
     assert facts.ci_pythons == {"3.6", "3.7", "3.8"}
     names = _names(plan.spec.packages)
-    assert {"pytest", "six", "setuptools"} <= names
+    assert {"pytest", "six", "setuptools", "pretend"} <= names
     assert "mock" not in names and "flake8" not in names   # py27-only factor and lint env dropped
     assert plan.runner == "pytest" and plan.spec.log_parser == "pytest"
     assert plan.test_args == ["tests"] and plan.suite_command == "pytest -rA tests"

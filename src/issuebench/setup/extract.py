@@ -33,7 +33,7 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci"
 _REQ_FILE = re.compile(
     r"(^|/)((requirements|reqs)[-_.]?(test|tests|testing|dev|develop|ci)[^/]*|"
     r"(test|tests|testing|dev|ci)[-_.]?(requirements|reqs)[^/]*|"
-    r"requirements/(test|tests|testing|dev|ci)[^/]*)\.(txt|in)$")
+    r"requirements/(test|tests|testing|dev|ci)[^/]*|(test|tests|testing)/requirements[^/]*)\.(txt|in)$")
 _CI_FILES = re.compile(
     r"^(\.github/workflows/[^/]+\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|\.azure-pipelines/[^/]+\.ya?ml|"
     r"\.circleci/config\.ya?ml|\.gitlab-ci\.ya?ml|appveyor\.ya?ml|\.appveyor\.ya?ml)$")
