@@ -14,4 +14,8 @@ def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
         home = tmp_path_factory.mktemp("issuebench-home")
         os.environ["ISSUEBENCH_HOME"] = str(home)
         os.environ["ISSUEBENCH_TEST_HOME_SET"] = "1"
+    # Tests see git as a fresh machine does: no global identity, no safe.directory exceptions.
+    empty = tmp_path_factory.mktemp("gitconfig") / "config"
+    empty.write_text("")
+    os.environ["GIT_CONFIG_GLOBAL"] = str(empty)
     yield

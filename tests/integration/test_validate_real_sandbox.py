@@ -73,15 +73,22 @@ def test_collect_validate_eval_on_real_sandbox(tmp_path: Path) -> None:
                            "--repeats", "3", "--timeout", "10"])
     assert res.exit_code == 0, res.output
     kept = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
-    assert sorted(kept) == ["acme__calc-1", "acme__calc-3"]
+    rejected = {r["instance_id"]: r for r in map(json.loads, (tmp_path / "tasks.rejected.jsonl")
+                                                 .read_text().splitlines())}
+    # Task 3's coin tests are random: over 3+3 runs one of the 16 passes every time before and fails
+    # every time after with probability 1/64 each (about 22% for any of them), which no number of
+    # repeats can tell from a real break. Then the task is rightly rejected as breaking that test.
+    coin_break = "acme__calc-3" in rejected
+    if coin_break:
+        assert rejected["acme__calc-3"]["reason"] == P.GOLD_BREAKS_TESTS
+        assert all("test_coin" in t for t in rejected["acme__calc-3"]["broken"])
+    else:
+        assert "tests/test_sub.py::test_sub" in kept["acme__calc-3"]["FAIL_TO_PASS"]
+    assert sorted(kept) == ["acme__calc-1"] + ([] if coin_break else ["acme__calc-3"])
     assert kept["acme__calc-1"]["FAIL_TO_PASS"] == ["tests/test_core.py::test_add"]
     assert kept["acme__calc-1"]["PASS_TO_PASS"] == ["tests/test_core.py::test_mul"]
     assert kept["acme__calc-1"]["env"]["packages"] == ["pytest"]  # the recipe travels with the row
-    assert "tests/test_sub.py::test_sub" in kept["acme__calc-3"]["FAIL_TO_PASS"]
-    listed = kept["acme__calc-3"]["FAIL_TO_PASS"] + kept["acme__calc-3"]["PASS_TO_PASS"]
-    rejected = {r["instance_id"]: r for r in map(json.loads, (tmp_path / "tasks.rejected.jsonl")
-                                                 .read_text().splitlines())}
-    assert {k: v["reason"] for k, v in rejected.items()} == {
+    assert {k: v["reason"] for k, v in rejected.items() if k != "acme__calc-3"} == {
         "acme__calc-2": P.GOLD_BREAKS_TESTS, "acme__calc-4": P.NO_FAIL_TO_PASS,
         "acme__calc-5": P.TIMEOUT, "acme__calc-1-stale": P.GOLD_DOES_NOT_APPLY,
         "acme__calc-1-noinstall": P.INSTALL_FAILED}
@@ -90,10 +97,9 @@ def test_collect_validate_eval_on_real_sandbox(tmp_path: Path) -> None:
     table = json.loads((tmp_path / "tasks.pipeline.json").read_text())
     # 16 coin tests over 3+3 runs: the chance that none flips is (1/16)**16.
     assert table["flaky_tests_dropped"] >= 1
-    flaky_listed = [t for t in listed if "test_coin" in t]
-    assert len(flaky_listed) + table["flaky_tests_dropped"] <= 16
-    assert table["stages"]["candidates"] == 5 and table["stages"]["kept"] == 2
-    assert table["rejected"][P.GOLD_BREAKS_TESTS] == 1
+    assert table["flaky_tests_dropped"] <= 16
+    assert table["stages"]["candidates"] == 5 and table["stages"]["kept"] == len(kept)
+    assert table["rejected"][P.GOLD_BREAKS_TESTS] == 1 + coin_break
 
     # The output is a dataset `eval` takes as is: gold resolves the task, an empty patch does not.
     # (Only the clean fix: a coin test that happened to agree in all runs may sit in task 3's lists.)
