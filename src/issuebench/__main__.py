@@ -1,5 +1,5 @@
 """`python -m issuebench` is the `issuebench` command."""
 
-from issuebench.cli.main import app
+from issuebench.cli.main import main
 
-app()
+main()

@@ -190,3 +190,11 @@ def test_prune_and_disk_accounting(home, workspace):
     assert records[a.env_hash].state == "built"
     removed = env_cache.prune(root, everything=True)
     assert set(removed) == {a.env_hash, b.env_hash} and not a.path.exists()
+
+
+def test_requirement_quotes_are_dropped_only_in_pairs():
+    from issuebench.envs.builder import _unquote, pinned_names
+
+    assert _unquote("'numpy==1.2'") == "numpy==1.2"
+    assert _unquote("importlib_metadata; python_version<'3.8'") == "importlib_metadata; python_version<'3.8'"
+    assert pinned_names(['"six==1.12.0"', "attrs>=19"]) == ["six"]

@@ -45,3 +45,24 @@ def test_test_directives_follow_the_reference():
     assert commands.test_command(EnvSpec(test_cmd="pytest -rA"), TEST_PATCH) == \
         "pytest -rA tests/auth_tests/test_validators.py tests/test_b.py"
     assert commands.test_targets(EnvSpec(test_directives="none"), TEST_PATCH) == []
+
+
+def test_workspaces_of_dead_runs_are_swept(tmp_path):
+    from issuebench.harness.workspace import sweep_stale_workspaces
+
+    src = tmp_path / "src"
+    base = init_repo(src, {"a.py": "one\n"})
+    mine = create_workspace(src, base, tmp_path / "work")
+    dead = tmp_path / "work" / "ws-999999999-abc"
+    dead.mkdir()
+    assert sweep_stale_workspaces(tmp_path / "work") == 1
+    assert mine.exists() and not dead.exists()
+
+
+def test_instance_ids_take_several_values_after_the_flag():
+    from issuebench.cli.main import expand_multi_value_options
+
+    argv = ["eval", "--instance-ids", "a", "b", "c", "--workers", "2", "--instance_ids", "d"]
+    assert expand_multi_value_options(argv) == [
+        "eval", "--instance-ids", "a", "--instance-ids", "b", "--instance-ids", "c", "--workers", "2",
+        "--instance-ids", "d"]

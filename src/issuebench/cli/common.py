@@ -37,5 +37,8 @@ def run_guarded(app: typer.Typer) -> int:
     try:
         app()
     except SystemExit as exc:
-        return int(exc.code or 0)
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        err_console.print(str(exc.code))
+        return 1
     return 0

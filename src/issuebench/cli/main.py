@@ -39,9 +39,32 @@ def version() -> None:
     console.print(f"issuebench {__version__}")
 
 
+# Options that take one or more values after the flag, as the reference's `--instance_ids a b c`.
+MULTI_VALUE_OPTIONS = ("--instance-ids", "--instance_ids")
+
+
+def expand_multi_value_options(argv: list[str]) -> list[str]:
+    """Turn `--instance-ids a b c` into `--instance-ids a --instance-ids b --instance-ids c`."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in MULTI_VALUE_OPTIONS:
+            flag = "--instance-ids" if arg == "--instance_ids" else arg
+            i += 1
+            while i < len(argv) and not argv[i].startswith("-"):
+                out += [flag, argv[i]]
+                i += 1
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
 def main() -> None:  # pragma: no cover - entry point
+    sys.argv[1:] = expand_multi_value_options(sys.argv[1:])
     sys.exit(run_guarded(app))
 
 
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()

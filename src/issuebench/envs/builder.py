@@ -100,10 +100,19 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
     """Names of packages given as exact pins (`name==1.2`), which the date cutoff must not block."""
     names = []
     for spec in packages:
-        match = _PIN.match(spec.strip().strip("'\""))
+        match = _PIN.match(_unquote(spec))
         if match:
             names.append(match.group(1))
     return names
+
+
+def _unquote(requirement: str) -> str:
+    """Drop one pair of surrounding quotes (recipes copied from shell lines carry them), and only a
+    pair: a marker such as `python_version<'3.8'` ends in a quote that belongs to it."""
+    text = requirement.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1].strip()
+    return text
 
 
 def requirement_file_pins(path: Path, _depth: int = 0) -> list[str]:
@@ -337,7 +346,7 @@ class EnvBuilder:
                 log.write(f"# requirements file {entry} is not in the repository at this commit: skipped")
                 continue
             reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
-        packages = [p.strip().strip("'\"") for p in spec.packages if p.strip()]
+        packages = [_unquote(p) for p in spec.packages if p.strip()]
         base = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args]
         # As the reference does: the repository's requirement files first, then the recipe's pinned
         # packages on top, so a recipe pin overrides an older pin in the repository's files.

@@ -44,10 +44,12 @@ def build_context(*, output_dir: Path, run_id: str, timeout: float = 1800.0, rep
                   keep_workspaces: bool = False) -> EvalContext:
     """Everything a run shares. Raises MissingSystemPiece once, before any instance starts."""
     from issuebench.envs import EnvBuilder
+    from issuebench.harness.workspace import sweep_stale_workspaces
     from issuebench.sandbox import Limits, get_sandbox
 
     # The docker backend runs tests in the reference's images; no local sandbox is needed then.
     sandbox = get_sandbox(no_sandbox=no_sandbox or backend == "docker")
+    sweep_stale_workspaces()  # what a killed run left behind
     limits = Limits(timeout=timeout) if memory_mb is None else Limits(timeout=timeout, memory_mb=memory_mb)
     builder = EnvBuilder(sandbox=sandbox, python_fallback=python_fallback)
     return EvalContext(layout=RunLayout(Path(output_dir), run_id), sandbox=sandbox, env_builder=builder,

@@ -42,7 +42,7 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None)
     parent = parent or config.workspaces_dir()
     parent.mkdir(parents=True, exist_ok=True)
     template = _template(source, base_commit)
-    ws = Path(tempfile.mkdtemp(prefix="ws-", dir=parent))
+    ws = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=parent))
     proc = subprocess.run(["cp", "-a", "--reflink=auto", f"{template}/.", str(ws)], capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(ws, ignore_errors=True)
@@ -97,6 +97,28 @@ def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
 
 def remove_workspace(ws: Path) -> None:
     shutil.rmtree(ws, ignore_errors=True)
+
+
+def sweep_stale_workspaces(parent: Path | None = None) -> int:
+    """Remove workspaces left by runs that were killed (their process is gone). Returns how many."""
+    parent = parent or config.workspaces_dir()
+    removed = 0
+    for ws in parent.glob("ws-*-*"):
+        pid = ws.name.split("-")[1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(ws, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def reset_paths(ws: Path, base_commit: str, paths: list[str]) -> list[str]:
