@@ -43,7 +43,7 @@ def _text(x: float, y: float, s: str, *, anchor: str = "start", size: int = 12, 
 def rate_plot(report: Report) -> str:
     """Horizontal bars of the rate, with the Wilson interval as a whisker."""
     n = len(report.systems)
-    left, right, top, row = 190, 40, 30, 30
+    left, right, top, row = 190, 120, 30, 30  # the right margin holds the label past a 100% whisker
     width, height = 760, top + row * n + 40
     plot_w = width - left - right
     body = []
@@ -62,8 +62,7 @@ def rate_plot(report: Report) -> str:
         body.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" stroke="#222" stroke-width="1.5"/>')
         for x in (lo, hi):
             body.append(f'<line x1="{x:.1f}" y1="{mid - 6}" x2="{x:.1f}" y2="{mid + 6}" stroke="#222" stroke-width="1.5"/>')
-        body.append(_text(min(hi + 6, width - 4), mid + 4, f"{_fmt_pct(s.rate)}  ({s.resolved}/{s.total})",
-                          size=11, fill="#222", anchor="end" if hi + 6 > width - 90 else "start"))
+        body.append(_text(hi + 8, mid + 4, f"{_fmt_pct(s.rate)}  ({s.resolved}/{s.total})", size=11, fill="#222"))
     body.append(_text(left, 16, "resolved rate, whiskers: 95% Wilson interval", size=11, fill="#666"))
     return _svg(width, height, body, "resolved rate per system with 95% intervals")
 
