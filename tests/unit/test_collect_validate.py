@@ -135,3 +135,18 @@ def test_validate_table_counts_stages_and_reasons_in_parallel() -> None:
     merged = P.PipelineTable.from_dict({"stages": {"candidates": 9}, "rejected": {P.NO_TEST_CHANGE: 5}})
     assert merged.merge(result.table).to_dict()["rejected"][P.NO_TEST_CHANGE] == 5
     assert "| kept | 1 |" in merged.merge(result.table).markdown()
+
+
+def test_pipeline_table_carried_on_by_validate_counts_each_stage_once():
+    from issuebench.collect.pipeline import PipelineTable
+
+    collected, validated = PipelineTable(), PipelineTable()
+    collected.add("candidates", 5)
+    collected.add("set up", 4)
+    collected.reject("no test change")
+    validated.add("set up", 3)
+    validated.add("kept", 2)
+    validated.reject("timeout")
+    merged = collected.merge(validated).to_dict()
+    assert merged["stages"] == {"candidates": 5, "set up": 3, "kept": 2}
+    assert merged["rejected"] == {"no test change": 1, "timeout": 1}

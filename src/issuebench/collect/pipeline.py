@@ -43,9 +43,13 @@ class PipelineTable:
         self.rejected[reason] += 1
 
     def merge(self, other: PipelineTable) -> PipelineTable:
+        """This table carried on by a later stage's: a stage both count (collect's trial setup and
+        validate's real one, say) takes the later count; rejections add up."""
         merged = PipelineTable()
+        merged.counts.update(self.counts)
+        for stage, n in other.counts.items():
+            merged.counts[stage] = n  # the later stage's count wins
         for table in (self, other):
-            merged.counts.update(table.counts)
             merged.rejected.update(table.rejected)
             merged.problem_sources.update(table.problem_sources)
             merged.flaky_tests += table.flaky_tests
