@@ -12,7 +12,7 @@ from rich.console import Console
 from issuebench.errors import IssuebenchError
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # ids and paths in messages stay whole
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,9 +25,10 @@ def friendly_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except IssuebenchError as exc:
-            err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+            # soft_wrap: a path or field name in an error is never broken across lines.
+            err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
             if exc.hint:
-                err_console.print(f"  [yellow]hint:[/] {exc.hint}", highlight=False)
+                err_console.print(f"  [yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
