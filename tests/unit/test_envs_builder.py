@@ -198,3 +198,10 @@ def test_requirement_quotes_are_dropped_only_in_pairs():
     assert _unquote("'numpy==1.2'") == "numpy==1.2"
     assert _unquote("importlib_metadata; python_version<'3.8'") == "importlib_metadata; python_version<'3.8'"
     assert pinned_names(['"six==1.12.0"', "attrs>=19"]) == ["six"]
+
+
+def test_python_version_match_for_cached_envs():
+    from issuebench.envs.builder import _same_minor
+
+    assert _same_minor("3.9", "3.9.18") and _same_minor("3", "3.11.2") and _same_minor("3.9.18", "3.9.18")
+    assert not _same_minor("3.4", "3.6.15") and not _same_minor("3.10", "3.1.4")

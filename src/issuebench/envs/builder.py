@@ -106,6 +106,12 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
     return names
 
 
+def _same_minor(wanted: str, used: str) -> bool:
+    """Whether `used` (e.g. 3.9.18) is the Python `wanted` asks for (e.g. 3.9); "3" asks for any 3."""
+    want = wanted.strip().split(".")
+    return not used or used.split(".")[: len(want[:2])] == want[:2]
+
+
 def _unquote(requirement: str) -> str:
     """Drop one pair of surrounding quotes (recipes copied from shell lines carry them), and only a
     pair: a marker such as `python_version<'3.8'` ends in a quote that belongs to it."""
@@ -237,6 +243,12 @@ class EnvBuilder:
         manifest = cache.read_manifest(self.root, env_hash)
         if manifest is None:
             return None
+        used = str(manifest.get("python_version", ""))
+        if self.python_fallback == "error" and not _same_minor(spec.python, used):
+            # Built earlier under --python-fallback nearest: this run did not accept a stand-in.
+            raise EnvBuildError(env_hash, f"this environment was built with Python {used} in place of "
+                                f"Python {spec.python} (--python-fallback nearest)",
+                                hint=f"pass --python-fallback nearest to use it, or install Python {spec.python}")
         cache.touch_last_used(self.root, env_hash)
         prefix = manifest.get("python_prefix")
         return Env(path=cache.env_path(self.root, env_hash), spec=spec, env_hash=env_hash,

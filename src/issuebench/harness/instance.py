@@ -104,6 +104,8 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
         "sandbox": getattr(ctx.sandbox, "name", "?"),
         "backend": ctx.backend,
         "timeout": getattr(limits, "timeout", None),
+        # A stand-in interpreter (--python-fallback nearest) is a different experiment.
+        "python_fallback": getattr(ctx.env_builder, "python_fallback", None),
     })[:24]
 
 
@@ -124,16 +126,16 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     try:
         source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
     except IssuebenchError as exc:
-        return TestRun(InstanceStatus.ERROR, f"no repository: {exc.message}")
+        return TestRun(InstanceStatus.ERROR, f"no repository: {_explain(exc)}")
     try:
         spec = spec or resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
-        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {exc.message}")
+        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {_explain(exc)}")
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir)
     except IssuebenchError as exc:
-        run.reason = f"no workspace: {exc.message}"
+        run.reason = f"no workspace: {_explain(exc)}"
         return run
     timings["workspace"] = time.monotonic() - t0
     log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
@@ -154,7 +156,7 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     try:
         env = overlay.ensure_env_with_overlay(ctx.env_builder, spec, ws)
     except IssuebenchError as exc:
-        run.status, run.reason = InstanceStatus.ENV_FAILED, exc.message
+        run.status, run.reason = InstanceStatus.ENV_FAILED, _explain(exc)
         return run
     timings["env"] = time.monotonic() - t0
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
@@ -253,6 +255,11 @@ def _parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: 
     return run
 
 
+def _explain(exc: IssuebenchError) -> str:
+    """An error's message with its hint, as one line for a report's reason."""
+    return f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message
+
+
 def _tail(text: str, lines: int = 6) -> str:
     return " | ".join(line.strip() for line in (text or "").strip().splitlines()[-lines:])
 
@@ -287,12 +294,12 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
             source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
     except IssuebenchError as exc:
         return _finish(inst_dir, log, base.model_copy(update={
-            "status": InstanceStatus.ERROR, "reason": f"no repository: {exc.message}"}))
+            "status": InstanceStatus.ERROR, "reason": f"no repository: {_explain(exc)}"}))
     try:
         spec = resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
         return _finish(inst_dir, log, base.model_copy(update={
-            "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {exc.message}"}))
+            "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {_explain(exc)}"}))
 
     key = cache_key(task, prediction, spec, ctx)
     if ctx.use_cache:
