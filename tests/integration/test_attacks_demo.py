@@ -107,3 +107,21 @@ def test_reaching_out_and_reading_secrets_fail_quietly(demo, tmp_path, monkeypat
                                                       prelude + (ws / "src/textkit/__init__.py").read_text()}))
     assert report.status is InstanceStatus.RESOLVED, report.reason
     assert git(ws, "status", "--porcelain").stdout == ""  # the fixture's checkout was never touched
+
+
+def test_monkeypatching_the_runner_from_the_code_is_flagged_and_strict_refuses_it(demo, tmp_path):
+    # The residual in-process risk: code under test rewriting the runner's assertions. The default
+    # rule (the reference's) cannot see it, so the pass stands but the report flags it; --strict
+    # withholds it.
+    task, repos, ws = demo
+    init = (ws / "src/textkit/__init__.py").read_text()
+    cheat = "import unittest as _u\n_u.TestCase.assertEqual = lambda self, *a, **k: None\n"
+    patch = diff(ws, {"src/textkit/__init__.py": cheat + init})
+    report = evaluate(demo, tmp_path, patch)
+    assert any(n.startswith("suspicious: src/textkit/__init__.py") for n in report.notes), report.notes
+    ctx = build_context(output_dir=tmp_path / "strict", run_id="attack", repos_dir=repos, timeout=60,
+                        use_cache=False, strict=True)
+    strict = evaluate_instance(task, Prediction(instance_id=task.instance_id, model_name_or_path="attacker",
+                                                model_patch=patch), ctx)
+    assert strict.status is InstanceStatus.UNRESOLVED
+    assert "patch_reaches_into_the_test_run" in strict.notes

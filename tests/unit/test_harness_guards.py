@@ -44,3 +44,18 @@ def test_runner_config_changes_are_found_and_undone(tmp_path):
     assert sorted(undone) == ["pkg/conftest.py", "pyproject.toml", "setup.cfg"]
     assert (ws / "pkg" / "mod.py").read_text() == "x = 2\n"  # the fix itself stays
     assert "evil" not in (ws / "pyproject.toml").read_text() and not (ws / "pkg" / "conftest.py").exists()
+
+
+def test_patches_that_reach_into_the_test_run_are_flagged():
+    from issuebench.harness.guards import suspicious_lines
+
+    patch = ("diff --git a/src/pkg/core.py b/src/pkg/core.py\n--- a/src/pkg/core.py\n+++ b/src/pkg/core.py\n"
+             "@@ -1 +1,5 @@\n x = 1\n+import unittest, atexit, os\n+unittest.TestCase.assertEqual = lambda *a: None\n"
+             "+atexit.register(print)\n+os.write(1, b'PASSED')\n+def add(a, b):\n")
+    found = suspicious_lines(patch)
+    assert [f.split(": ")[1] for f in found] == [
+        "reassigns a test-framework attribute", "registers an exit handler",
+        "writes straight to the output file descriptors"]
+    assert all(f.startswith("src/pkg/core.py: ") for f in found)
+    honest = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    assert suspicious_lines(honest) == []

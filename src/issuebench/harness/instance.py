@@ -334,9 +334,16 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
         "patch_successfully_applied": run.patch_status in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR),
         "durations": {**run.durations, "total": time.monotonic() - start},
     })
+    suspicious = guards.suspicious_lines(prediction.model_patch or "")
+    if suspicious:
+        report = report.model_copy(update={"notes": [*report.notes, *(f"suspicious: {s}" for s in suspicious)]})
     if run.status is InstanceStatus.UNRESOLVED:  # tests ran and were parsed: grade them
         g = grade(run.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
                   strict=ctx.strict, returncode=run.returncode)
+        if ctx.strict and suspicious and g.resolved:
+            # Strict mode withholds a pass that the patch may have produced from inside the run.
+            g = g.model_copy(update={"resolved": False, "resolution": "no",
+                                     "strict_flags": [*g.strict_flags, "patch_reaches_into_the_test_run"]})
         report = report.model_copy(update={
             "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
             "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
