@@ -196,3 +196,16 @@ def grade(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
         outcome=outcome_of(tests_status),
         strict_flags=flags,
     )
+
+
+def explain_grade(result: Grade) -> str:
+    """The verdict in one line a person can act on, e.g. "1 of 3 FAIL_TO_PASS tests fail"."""
+    if result.resolved:
+        return "all FAIL_TO_PASS and PASS_TO_PASS tests pass"
+    parts = []
+    for name, lst in (("FAIL_TO_PASS", result.tests_status.FAIL_TO_PASS),
+                      ("PASS_TO_PASS", result.tests_status.PASS_TO_PASS)):
+        if lst.failure:
+            parts.append(f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail")
+    parts.extend(f"strict: {flag}" for flag in result.strict_flags)
+    return "; ".join(parts) or "not resolved"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from issuebench.grading import GRADING_RULES, GradingRule, grade
+from issuebench.grading import GRADING_RULES, GradingRule, explain_grade, grade
 from issuebench.models import InstanceReport, InstanceStatus, Task, TestStatusMap
 from issuebench.parsers import (
     END_TEST_OUTPUT,
@@ -41,7 +41,6 @@ from issuebench.parsers import (
 )
 
 TEST_OUTPUT_FILE = "test_output.txt"
-RESULT_FILE = "result.json"
 LogKind = Literal["issuebench", "reference", "reference-2"]
 
 _NONCE_LINE = re.compile(re.escape(START_TEST_OUTPUT) + r" (\S+)[ \t]*\r?$", re.MULTILINE)
@@ -204,7 +203,9 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
     model_name = model or log.model or "unknown"
     base = InstanceReport(instance_id=log.instance_id, model_name_or_path=model_name,
                           status=InstanceStatus.ERROR, repo=task.repo)
-    previous = _previous_result(log.instance_dir)
+    from issuebench.harness.artifacts import read_instance_result
+
+    previous = read_instance_result(log.instance_dir)
     try:
         text = log.test_output.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
@@ -224,7 +225,7 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
                    strict=strict, rule=used_rule)
     return base.model_copy(update={
         "status": InstanceStatus.RESOLVED if result.resolved else InstanceStatus.UNRESOLVED,
-        "reason": _reason(result),
+        "reason": explain_grade(result),
         "patch_successfully_applied": True,
         "resolved": result.resolved,
         "tests_status": result.tests_status,
@@ -232,28 +233,6 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
         "notes": [*notes, *result.strict_flags],
         **_carried_over(previous),
     })
-
-
-def _reason(result) -> str:
-    if result.resolved:
-        return "all FAIL_TO_PASS and PASS_TO_PASS tests pass"
-    parts = []
-    for name, lst in (("FAIL_TO_PASS", result.tests_status.FAIL_TO_PASS),
-                      ("PASS_TO_PASS", result.tests_status.PASS_TO_PASS)):
-        if lst.failure:
-            parts.append(f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail")
-    parts.extend(f"strict: {flag}" for flag in result.strict_flags)
-    return "; ".join(parts) or "not resolved"
-
-
-def _previous_result(instance_dir: Path) -> InstanceReport | None:
-    path = instance_dir / RESULT_FILE
-    if not path.is_file():
-        return None
-    try:
-        return InstanceReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
 
 
 def _carried_over(previous: InstanceReport | None) -> dict:

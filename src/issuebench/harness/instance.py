@@ -266,7 +266,7 @@ def _tail(text: str, lines: int = 6) -> str:
 
 def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
     """Grade one prediction. Writes its artifact folder as it goes; returns the report."""
-    from issuebench.grading import grade
+    from issuebench.grading import explain_grade, grade
 
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
     inst_dir.mkdir(parents=True, exist_ok=True)
@@ -347,7 +347,7 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
         report = report.model_copy(update={
             "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
             "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
-            "reason": "all FAIL_TO_PASS and PASS_TO_PASS tests pass" if g.resolved else _why_unresolved(g),
+            "reason": explain_grade(g),
             "notes": [*report.notes, *g.strict_flags],
         })
         if not g.resolved and spec.needs_network:
@@ -364,16 +364,6 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
 
 # Faults of the machine rather than of the patch are retried on the next run, never cached.
 _NOT_CACHED = {InstanceStatus.ERROR, InstanceStatus.SANDBOX_FAILED, InstanceStatus.ENV_FAILED}
-
-
-def _why_unresolved(g) -> str:
-    f2p, p2p = g.tests_status.FAIL_TO_PASS, g.tests_status.PASS_TO_PASS
-    parts = []
-    if f2p.failure:
-        parts.append(f"{len(f2p.failure)} of {len(f2p.failure) + len(f2p.success)} FAIL_TO_PASS tests fail")
-    if p2p.failure:
-        parts.append(f"{len(p2p.failure)} of {len(p2p.failure) + len(p2p.success)} PASS_TO_PASS tests fail")
-    return "; ".join(parts) or "not resolved"
 
 
 def _finish(inst_dir: Path, log: InstanceLog, report: InstanceReport) -> InstanceReport:

@@ -17,6 +17,7 @@ from pathlib import Path
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.models import stable_hash
+from issuebench.procs import pid_alive
 
 _GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "HOME": "/nonexistent",
             "GIT_AUTHOR_NAME": "issuebench", "GIT_AUTHOR_EMAIL": "harness@issuebench",
@@ -105,20 +106,10 @@ def sweep_stale_workspaces(parent: Path | None = None) -> int:
     removed = 0
     for ws in parent.glob("ws-*-*"):
         pid = ws.name.split("-")[1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(ws, ignore_errors=True)
             removed += 1
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def reset_paths(ws: Path, base_commit: str, paths: list[str]) -> list[str]:

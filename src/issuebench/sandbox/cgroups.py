@@ -19,6 +19,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from issuebench.procs import pid_alive
+
 PREFIX = "issuebench-"
 
 
@@ -67,16 +69,6 @@ def parent_dir(controller: str) -> Path | None:
     return path
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _procs(path: Path) -> list[int]:
     try:
         return [int(x) for x in (path / "cgroup.procs").read_text().split()]
@@ -94,7 +86,7 @@ def sweep_stale(parent: Path) -> None:
                 owner = int(child.name[len(PREFIX):].split("-", 1)[0])
             except ValueError:
                 continue
-            if owner != os.getpid() and not _pid_alive(owner) and not _procs(child):
+            if owner != os.getpid() and not pid_alive(owner) and not _procs(child):
                 with contextlib.suppress(OSError):
                     child.rmdir()
 
