@@ -71,7 +71,17 @@ def download_sdist(name: str, version: str, dest: Path) -> Path | None:
         proc = _pip("download", "--no-deps", "--no-binary", ":all:", f"{name}=={version}",
                     "-d", str(dest))
         new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
-    return new[0] if new else None
+    if not new:
+        # pip prepares metadata even to download, which an old setup.py may no longer survive:
+        # take the file from the index's simple page instead.
+        from issuebench.collect.index_fetch import fetch_sdist
+
+        try:
+            fetched = fetch_sdist(name, version, dest)
+        except OSError:
+            fetched = None
+        return fetched
+    return new[0]
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess[str]:
