@@ -33,23 +33,26 @@ def lite_rows_path() -> Path | None:
     return next((p for p in candidates if p.is_file()), None)
 
 
-@pytest.fixture(scope="module")
-def flask_task(tmp_path_factory) -> tuple[Task, Path]:
+def real_task(tmp, instance_id: str, project: str, version: str, date: str) -> tuple[Task, Path]:
+    """The Lite row, with its repository rebuilt from the project's sdist of `version`."""
     rows = lite_rows_path()
     if rows is None:
         pytest.skip("SWE-bench Lite rows not found: set ISSUEBENCH_LITE_JSONL to swe-bench-lite-test.jsonl")
-    row = next(json.loads(line) for line in rows.open() if f'"{INSTANCE}"' in line)
-    tmp = tmp_path_factory.mktemp("flask")
-    sdist = download_sdist("flask", "2.0.0", tmp / "dl")
+    row = next(json.loads(line) for line in rows.open() if f'"{instance_id}"' in line)
+    sdist = download_sdist(project, version, tmp / "dl")
     if sdist is None:
-        pytest.skip("flask 2.0.0 sdist could not be downloaded (no package index?)")
+        pytest.skip(f"{project} {version} sdist could not be downloaded (no package index?)")
     src = extract_sdist(sdist, tmp / "x")
     repos = tmp / "repos"
     repos.mkdir()
-    src.rename(repos / "pallets__flask")
-    base = init_repo(repos / "pallets__flask", {}, "flask 2.0.0 sdist", date="2021-05-11T00:00:00")
-    task = Task.model_validate({**row, "base_commit": base, "environment_setup_commit": base})
-    return task, repos
+    src.rename(repos / row["repo"].replace("/", "__"))
+    base = init_repo(repos / row["repo"].replace("/", "__"), {}, f"{project} {version} sdist", date=date)
+    return Task.model_validate({**row, "base_commit": base, "environment_setup_commit": base}), repos
+
+
+@pytest.fixture(scope="module")
+def flask_task(tmp_path_factory) -> tuple[Task, Path]:
+    return real_task(tmp_path_factory.mktemp("flask"), INSTANCE, "flask", "2.0.0", "2021-05-11T00:00:00")
 
 
 def test_gold_resolves_and_a_no_op_does_not(flask_task, tmp_path):
@@ -87,3 +90,17 @@ def test_revalidating_the_task_gives_back_its_fail_to_pass_list(flask_task, tmp_
     # The official PASS_TO_PASS (50 tests) is a subset of what passes in the two touched files
     # (175 here): every one of them must still be found.
     assert set(task.PASS_TO_PASS) <= set(verdict.task.PASS_TO_PASS)
+
+
+def test_a_task_whose_tests_need_the_internet_says_so(tmp_path):
+    """psf__requests-2317: its tests call httpbin.org. Offline, the gold patch cannot pass them, and
+    the verdict must say why rather than look like a failed fix. The task is from 2014 and its
+    recipe asks for Python 3.9, so the environment's cutoff moves up to Python 3.9's release."""
+    task, repos = real_task(tmp_path, "psf__requests-2317", "requests", "2.4.3", "2014-10-06T00:00:00")
+    ctx = build_context(output_dir=tmp_path / "out", run_id="real", repos_dir=repos, timeout=600)
+    gold = Prediction(instance_id=task.instance_id, model_name_or_path="gold", model_patch=task.patch)
+    report = run_evaluation([task], [gold], ctx, workers=1).reports[0]
+    assert report.status is InstanceStatus.NEEDS_NETWORK, report.reason
+    assert "need the internet" in report.reason
+    assert report.tests_status is not None and report.tests_status.PASS_TO_PASS.success  # tests did run
+    assert report.exclude_newer and report.exclude_newer.startswith("2020-10-05")

@@ -15,6 +15,7 @@ import pytest
 
 from issuebench.envs import EnvBuilder, EnvBuildError, exclude_newer_args, find_python, pinned_names
 from issuebench.envs import cache as env_cache
+from issuebench.envs.builder import effective_cutoff
 from issuebench.models import EnvSpec
 from issuebench.sandbox.types import RunResult
 
@@ -77,14 +78,17 @@ def test_builds_once_and_records_manifest(home, workspace):
     assert (env.path / "bin" / "python").exists()
     assert (env.path / "installed.txt").read_text().strip() == "installed"
     manifest = json.loads((env.path / "env.json").read_text())
-    assert manifest["exclude_newer"] == "2021-05-13T14:13:38Z"
+    # The interpreter (3.11, released 2022) is newer than the task: the build's cutoff moves up to
+    # its release, and the manifest keeps both dates.
+    assert manifest["exclude_newer_requested"] == "2021-05-13T14:13:38Z"
+    assert manifest["exclude_newer"] == effective_cutoff("2021-05-13T14:13:38Z", manifest["python_version"])
     assert manifest["python_version"].startswith(spec.python)
     assert manifest["python_fell_back"] is False
     # The install ran sandboxed, networked, venv writable, at the fixed testbed path.
     (call,) = sandbox.calls
     assert call["network"] is True and call["cwd"] == "/tmp/testbed"
     assert any(b.src == env.path and b.writable for b in call["binds"])
-    assert call["env"]["UV_EXCLUDE_NEWER"] == "2021-05-13T14:13:38Z"
+    assert call["env"]["UV_EXCLUDE_NEWER"] == manifest["exclude_newer"]
     # Second ensure: no rebuild, same env.
     again = EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
     assert again.path == env.path and len(sandbox.calls) == 1
@@ -205,3 +209,12 @@ def test_python_version_match_for_cached_envs():
 
     assert _same_minor("3.9", "3.9.18") and _same_minor("3", "3.11.2") and _same_minor("3.9.18", "3.9.18")
     assert not _same_minor("3.4", "3.6.15") and not _same_minor("3.10", "3.1.4")
+
+
+def test_the_cutoff_moves_up_to_an_interpreter_newer_than_the_task():
+    from issuebench.envs.builder import effective_cutoff
+
+    assert effective_cutoff("2014-10-06T00:00:00Z", "3.9.18") == "2020-10-05T00:00:00Z"
+    assert effective_cutoff("2021-05-13T21:32:41Z", "3.9.18") == "2021-05-13T21:32:41Z"
+    assert effective_cutoff(None, "3.9.18") is None
+    assert effective_cutoff("2014-10-06T00:00:00Z", "9.99.0") == "2014-10-06T00:00:00Z"  # unknown: as asked

@@ -124,3 +124,13 @@ def test_every_packaged_recipe_loads():
         versions = tomllib.loads(path.read_text())["versions"]
         for version in versions:
             assert isinstance(spec_from_recipe(path, version), EnvSpec)
+
+
+def test_a_recipe_of_defaults_alone_serves_every_version(tmp_path):
+    from issuebench.envs.recipes import spec_from_recipe
+
+    path = tmp_path / "o__r.toml"
+    path.write_text('repo = "o/r"\n\n[defaults]\npython = "3.9"\nexclude_newer_exempt = ["pytest"]\n')
+    for version in ("0.1", "2.4", None):
+        spec = spec_from_recipe(path, version)
+        assert spec is not None and spec.python == "3.9" and spec.exclude_newer_exempt == ["pytest"]

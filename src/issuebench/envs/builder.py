@@ -106,6 +106,30 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
     return names
 
 
+def python_release_date(version: str) -> str | None:
+    """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
+    import importlib.resources
+
+    from issuebench.envs._toml import tomllib
+
+    minor = ".".join(version.split(".")[:2])
+    text = (importlib.resources.files("issuebench.setup") / "data" / "pythons.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text).get("released", {}).get(minor)
+
+
+def effective_cutoff(cutoff: str | None, python_version: str) -> str | None:
+    """The date resolution may use: the task's, unless the interpreter is newer than the task.
+
+    Packages released before an interpreter existed rarely install or run on it (the era's pip
+    cannot even start on it), so a 2014 task run on Python 3.9 resolves as of Python 3.9's
+    release. Exact pins still win over either date.
+    """
+    released = python_release_date(python_version)
+    if cutoff is None or released is None or released <= cutoff[:10]:
+        return cutoff
+    return f"{released}T00:00:00Z"
+
+
 def _same_minor(wanted: str, used: str) -> bool:
     """Whether `used` (e.g. 3.9.18) is the Python `wanted` asks for (e.g. 3.9); "3" asks for any 3."""
     want = wanted.strip().split(".")
@@ -274,8 +298,13 @@ class EnvBuilder:
         cache.clear_failure(root, env_hash)
         log = _BuildLog(path / cache.BUILD_LOG)
         started = time.time()
+        requested_cutoff = spec.exclude_newer
+        spec = spec.model_copy(update={"exclude_newer": effective_cutoff(spec.exclude_newer, python.version)})
         log.write(f"# issuebench env {env_hash}: python {python.version} ({python.path}), "
                   f"exclude_newer={spec.exclude_newer}")
+        if spec.exclude_newer != requested_cutoff:
+            log.write(f"# cutoff moved from {requested_cutoff} to {spec.exclude_newer}: Python {python.version} "
+                      "was released after the task, and packages from before it cannot support it")
         try:
             self._steps(spec, python, path, workspace, log)
         except _StepFailed as exc:
@@ -296,6 +325,7 @@ class EnvBuilder:
             "python_prefix": str(python.prefix) if python.prefix else None,
             "python_fell_back": python.fell_back,
             "exclude_newer": spec.exclude_newer,
+            "exclude_newer_requested": requested_cutoff,
             "exclude_newer_exempt": list(dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])),
             "installed": self._freeze(path),
             "uv": _uv_version(),

@@ -96,7 +96,11 @@ def pick_version(data: dict[str, Any], version: str | None) -> tuple[str, dict[s
 def spec_from_recipe(path: Path, version: str | None) -> EnvSpec | None:
     """The EnvSpec a recipe file gives for `version`, or None when no key matches."""
     data = load_recipe(path)
-    picked = pick_version(data, version)
+    if not data.get("versions"):
+        # A recipe of defaults alone (a user's quick override, say) serves every version.
+        picked: tuple[str, dict] | None = ("*", {})
+    else:
+        picked = pick_version(data, version)
     if picked is None:
         return None
     key, table = picked

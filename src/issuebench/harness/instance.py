@@ -161,6 +161,8 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     timings["env"] = time.monotonic() - t0
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
     run.env_manifest = getattr(env, "manifest", None)
+    if run.env_manifest and run.env_manifest.get("exclude_newer"):
+        run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
 
     test_files = commands.files_in_diff(task.test_patch)

@@ -81,7 +81,9 @@ def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
     ws = Path(tempfile.mkdtemp(prefix=".new-", dir=parent))
     try:
         git(ws, "init", "--quiet")
-        upload = "git -c uploadpack.allowAnySHA1InWant=true -c uploadpack.allowReachableSHA1InWant=true upload-pack"
+        # safe.directory: a clone unpacked as root from a tarball belongs to another user.
+        upload = ("git -c safe.directory=* -c uploadpack.allowAnySHA1InWant=true "
+                  "-c uploadpack.allowReachableSHA1InWant=true upload-pack")
         proc = git(ws, "fetch", "--quiet", "--depth=1", "--no-tags", f"--upload-pack={upload}",
                    str(source.resolve()), base_commit, check=False)
         if proc.returncode != 0:
