@@ -218,3 +218,15 @@ def test_the_cutoff_moves_up_to_an_interpreter_newer_than_the_task():
     assert effective_cutoff("2021-05-13T21:32:41Z", "3.9.18") == "2021-05-13T21:32:41Z"
     assert effective_cutoff(None, "3.9.18") is None
     assert effective_cutoff("2014-10-06T00:00:00Z", "9.99.0") == "2014-10-06T00:00:00Z"  # unknown: as asked
+
+
+def test_isolated_builds_are_constrained_to_the_envs_own_build_tools(tmp_path):
+    from issuebench.envs.builder import build_constraints
+
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "python3.9" / "site-packages"
+    (site / "setuptools-68.0.0.dist-info").mkdir(parents=True)
+    (site / "wheel-0.41.2.dist-info").mkdir()
+    path = build_constraints(venv)
+    assert path is not None and path.read_text().split() == ["setuptools==68.0.0", "wheel==0.41.2"]
+    assert build_constraints(tmp_path / "empty") is None

@@ -66,3 +66,16 @@ def test_instance_ids_take_several_values_after_the_flag():
     assert expand_multi_value_options(argv) == [
         "eval", "--instance-ids", "a", "--instance-ids", "b", "--instance-ids", "c", "--workers", "2",
         "--instance-ids", "d"]
+
+
+def test_the_base_commit_carries_its_nearest_tag(tmp_path):
+    from tests.gitrepo import git as tgit
+
+    src = tmp_path / "src"
+    init_repo(src, {"a.py": "one\n"})
+    tgit(src, "tag", "4.4.1")
+    base = commit_files(src, {"a.py": "two\n"}, "after the release")
+    commit_files(src, {"a.py": "three\n"}, "later")
+    tgit(src, "tag", "4.5.0")
+    ws = create_workspace(src, base, tmp_path / "work")
+    assert git(ws, "describe", "--tags").stdout.strip() == "4.4.1"  # not 4.5.0, which came later

@@ -106,6 +106,26 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
     return names
 
 
+BUILD_TOOLS = ("setuptools", "wheel")
+
+
+def build_constraints(venv: Path) -> Path | None:
+    """A constraints file pinning the build tools to the versions installed in `venv` (or None)."""
+    site = sorted(venv.glob("lib/python*/site-packages"))
+    if not site:
+        return None
+    pins = []
+    for tool in BUILD_TOOLS:
+        found = sorted(site[0].glob(f"{tool}-*.dist-info"))
+        if found:
+            pins.append(f"{tool}=={found[-1].name[len(tool) + 1:-len('.dist-info')]}")
+    if not pins:
+        return None
+    path = venv / ".issuebench-build-constraints.txt"
+    path.write_text("\n".join(pins) + "\n")
+    return path
+
+
 def python_release_date(version: str) -> str | None:
     """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
     import importlib.resources
@@ -432,6 +452,14 @@ class EnvBuilder:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
             run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
             run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
+        constraints = build_constraints(venv)
+        if constraints is not None:
+            # pip's isolated build environments fetch the newest setuptools whatever the task's date
+            # (an era's pip cannot apply a date), and today's setuptools rejects old `develop`
+            # installs. Constrain them to the setuptools this environment has: the recipe's pin or
+            # the era's. PIP_CONSTRAINT reaches the inner pip that fills the build environment.
+            run_env["PIP_CONSTRAINT"] = str(constraints)
+            log.write(f"# isolated builds constrained to: {constraints.read_text().strip()}")
         binds = [Bind(venv, writable=True)]
         if python.prefix is not None:
             binds.append(Bind(python.prefix))

@@ -90,12 +90,26 @@ def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
             raise IssuebenchError(f"base commit {base_commit[:12]} is not in {source}",
                                   hint="update the clone (git fetch) or check the task's base_commit")
         git(ws, "checkout", "--quiet", "--detach", "FETCH_HEAD")
+        _carry_nearest_tag(source, base_commit, ws)
         # A workspace never points back at its source: no remotes, no stray refs.
         shutil.rmtree(ws / ".git" / "refs" / "remotes", ignore_errors=True)
         return ws
     except BaseException:
         shutil.rmtree(ws, ignore_errors=True)
         raise
+
+
+def _carry_nearest_tag(source: Path, base_commit: str, ws: Path) -> None:
+    """Tag the base commit with the nearest tag reachable from it in the source clone.
+
+    Versions computed from git (setuptools_scm, versioneer) need a tag; without one a project
+    calls itself 0.1.dev1 and its own version checks fail (pytest's tox.ini `minversion`, say).
+    The shallow workspace has no history to describe, so the base carries its nearest tag's name.
+    """
+    proc = git(source, "describe", "--tags", "--abbrev=0", base_commit, check=False)
+    tag = proc.stdout.strip()
+    if proc.returncode == 0 and tag:
+        git(ws, "tag", tag, "HEAD", check=False)
 
 
 def remove_workspace(ws: Path) -> None:
