@@ -66,7 +66,9 @@ def demo_command(
 
 def _mixed_table(reports: list[InstanceReport], details: dict[str, dict]) -> Table:
     """One row per patch: what it was written to do, and what issuebench made of it."""
-    table = Table(title="2. A mix of patches, each written to show one verdict", header_style="bold")
+    table = Table(title="2. A mix of patches, each written to show one verdict", header_style="bold",
+                  caption="F2P: FAIL_TO_PASS tests passing / all of them; P2P: PASS_TO_PASS tests still "
+                          "passing / all of them; ✓: the verdict the patch was written to get")
     table.add_column("task", no_wrap=True)
     table.add_column("the patch", ratio=1)
     table.add_column("verdict", no_wrap=True)
