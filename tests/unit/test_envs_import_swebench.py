@@ -73,3 +73,18 @@ def test_import_translates_and_reports(tmp_path):
     sympy = spec_from_recipe(out / "sympy__sympy.toml", "1.1")
     assert sympy.packages == ["mpmath", "flake8"] and sympy.test_cmd == "bin/test -C --verbose"
     assert "swebench 9.9.9" in (out / "sympy__sympy.toml").read_text()
+
+
+def test_a_correction_can_set_any_recipe_field():
+    from issuebench.envs.import_swebench import Corrections, translate_spec
+
+    ref = {"python": "3.9", "test_cmd": "pytest -rA", "install": "python -m pip install -e ."}
+    fix = {"repo": "pytest-dev/pytest", "versions": ["4.4"], "note": "old runner",
+           "set": {"test_cmd": "pytest -rA -v -o console_output_style=classic", "log_parser": "parse_log_pytest_v2"}}
+    tables = {"parsers": {}, "reqs_paths": {}, "env_yml_paths": {}}
+    table, _ = translate_spec("pytest-dev/pytest", "4.4", ref, tables, Corrections([fix]))
+    assert table["test_cmd"].endswith("console_output_style=classic")
+    assert table["log_parser"] == "parse_log_pytest_v2"
+    assert "correction: old runner" in table["notes"]
+    other, _ = translate_spec("pytest-dev/pytest", "4.5", ref, tables, Corrections([fix]))
+    assert other.get("log_parser") != "parse_log_pytest_v2"

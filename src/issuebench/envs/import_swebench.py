@@ -240,12 +240,15 @@ def translate_spec(repo: str, version: str, ref: dict[str, Any], tables: dict[st
                      "its install there)")
 
     needs_network = False
+    overrides: dict[str, Any] = {}
     for fix in corrections.for_version(repo, version):
         for old, new in fix.get("replace_packages", {}).items():
             packages = [new if p == old else p for p in packages]
         if fix.get("needs_network"):
             needs_network = True
+        overrides.update(fix.get("set", {}))  # any recipe field, e.g. test_cmd or log_parser
         notes.append("correction: " + fix["note"])
+    out.update(overrides)
 
     if packages:
         out["packages"] = packages
