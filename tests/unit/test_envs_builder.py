@@ -227,6 +227,7 @@ def test_isolated_builds_are_constrained_to_the_envs_own_build_tools(tmp_path):
     site = venv / "lib" / "python3.9" / "site-packages"
     (site / "setuptools-68.0.0.dist-info").mkdir(parents=True)
     (site / "wheel-0.41.2.dist-info").mkdir()
-    path = build_constraints(venv)
-    assert path is not None and path.read_text().split() == ["setuptools==68.0.0", "wheel==0.41.2"]
+    path = build_constraints(venv, ["setuptools-scm==4.1.2"])
+    assert path is not None
+    assert path.read_text().split() == ["setuptools-scm==4.1.2", "setuptools==68.0.0", "wheel==0.41.2"]
     assert build_constraints(tmp_path / "empty") is None

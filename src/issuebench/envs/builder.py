@@ -107,14 +107,34 @@ def pinned_names(packages: Sequence[str]) -> list[str]:
 
 
 BUILD_TOOLS = ("setuptools", "wheel")
+# Build plugins that old build configurations name without a version; their newest releases need a
+# newer setuptools than a dated environment has.
+DATED_BUILD_PLUGINS = ("setuptools_scm",)
 
 
-def build_constraints(venv: Path) -> Path | None:
+def dated_build_tools(spec: EnvSpec, python: PythonInfo) -> list[str]:
+    """`name==version` of each build plugin as of the spec's date, resolved by uv (best effort)."""
+    if not spec.exclude_newer:
+        return []
+    minor = ".".join(python.version.split(".")[:2])
+    argv = [_uv(), "pip", "compile", "-", "--exclude-newer", spec.exclude_newer, "--python-version", minor,
+            "--no-header", "--no-annotate", "--quiet"]
+    try:
+        proc = subprocess.run(argv, input="\n".join(DATED_BUILD_PLUGINS), capture_output=True, text=True,
+                              timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    wanted = {re.sub(r"[-_.]+", "-", n).lower() for n in DATED_BUILD_PLUGINS}
+    return [line.strip() for line in proc.stdout.splitlines()
+            if "==" in line and re.sub(r"[-_.]+", "-", line.split("==")[0]).lower() in wanted]
+
+
+def build_constraints(venv: Path, extra: Sequence[str] = ()) -> Path | None:
     """A constraints file pinning the build tools to the versions installed in `venv` (or None)."""
     site = sorted(venv.glob("lib/python*/site-packages"))
     if not site:
         return None
-    pins = []
+    pins = list(extra)
     for tool in BUILD_TOOLS:
         found = sorted(site[0].glob(f"{tool}-*.dist-info"))
         if found:
@@ -452,7 +472,7 @@ class EnvBuilder:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
             run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
             run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
-        constraints = build_constraints(venv)
+        constraints = build_constraints(venv, dated_build_tools(spec, python))
         if constraints is not None:
             # pip's isolated build environments fetch the newest setuptools whatever the task's date
             # (an era's pip cannot apply a date), and today's setuptools rejects old `develop`
