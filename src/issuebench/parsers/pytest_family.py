@@ -20,6 +20,7 @@ Later lines win when an id appears twice, as in the reference.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from issuebench.models import TestStatus, TestStatusMap
 
@@ -52,14 +53,19 @@ def _summary_line(line: str) -> tuple[TestStatus, list[str]] | None:
     return status, tokens[1:]
 
 
-def parse_log_pytest(log: str) -> TestStatusMap:
+def _parse_summary(log: str, test_id: Callable[[str], str] = lambda raw: raw) -> TestStatusMap:
+    """Every `STATUS id` line; `test_id` maps the raw id to the one recorded."""
     result: TestStatusMap = {}
     for line in log.split("\n"):
         entry = _summary_line(line)
         if entry is not None:
             status, rest = entry
-            result[rest[0]] = status
+            result[test_id(rest[0])] = status
     return result
+
+
+def parse_log_pytest(log: str) -> TestStatusMap:
+    return _parse_summary(log)
 
 
 def shorten_path_option(test_id: str) -> str:
@@ -74,13 +80,7 @@ def shorten_path_option(test_id: str) -> str:
 
 
 def parse_log_pytest_options(log: str) -> TestStatusMap:
-    result: TestStatusMap = {}
-    for line in log.split("\n"):
-        entry = _summary_line(line)
-        if entry is not None:
-            status, rest = entry
-            result[shorten_path_option(rest[0])] = status
-    return result
+    return _parse_summary(log, shorten_path_option)
 
 
 def _clean_colours(line: str) -> str:
