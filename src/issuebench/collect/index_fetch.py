@@ -16,6 +16,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import unquote, urljoin
 
+from packaging.utils import canonicalize_name
+
 SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
 
@@ -32,19 +34,15 @@ def index_url() -> str:
     return PyPI.simple_url
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def sdist_links(html: str, page_url: str, name: str, version: str) -> list[tuple[str, str, str | None]]:
     """(file name, absolute URL, sha256 or None) of the release's sdists listed on a simple page."""
-    wanted = _normalize(f"{name}-{version}")
+    wanted = canonicalize_name(f"{name}-{version}")
     found = []
     for href in re.findall(r'href="([^"]+)"', html):
         target, _, fragment = href.partition("#")
         filename = unquote(target.rsplit("/", 1)[-1])
         suffix = next((s for s in SDIST_SUFFIXES if filename.lower().endswith(s)), None)
-        if suffix is None or _normalize(filename[: -len(suffix)]) != wanted:
+        if suffix is None or canonicalize_name(filename[: -len(suffix)]) != wanted:
             continue
         digest = fragment.split("=", 1)[1] if fragment.startswith("sha256=") else None
         found.append((filename, urljoin(page_url, target), digest))
@@ -53,7 +51,7 @@ def sdist_links(html: str, page_url: str, name: str, version: str) -> list[tuple
 
 def fetch_sdist(name: str, version: str, dest: Path, *, timeout: float = 120) -> Path | None:
     """Download the sdist of name==version into dest; None when the index lists none."""
-    page = index_url().rstrip("/") + f"/{_normalize(name)}/"
+    page = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
     request = urllib.request.Request(page, headers={"Accept": "text/html"})
     with urllib.request.urlopen(request, timeout=timeout) as response:
         html = response.read().decode("utf-8", errors="replace")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from issuebench import config
@@ -126,14 +127,14 @@ def extract_sdist(sdist: Path, dest: Path) -> Path:
 def build_pypi_history(name: str, output: Path | None = None, *, max_releases: int | None = None,
                        progress: Callable[[str], None] | None = None) -> Path:
     """Make (or extend) a repository at output with one dated, tagged commit per release."""
-    dest = output or config.repos_cache_dir() / f"pypi__{_canonical(name)}"
+    dest = output or config.repos_cache_dir() / f"pypi__{canonicalize_name(name)}"
     versions = index_versions(name)
     if max_releases:
         versions = versions[-max_releases:]
     if not (dest / ".git").exists():
         dest.mkdir(parents=True, exist_ok=True)
         git(dest, "init", "--quiet", "--initial-branch=main")
-        git(dest, "config", "issuebench.repo", f"pypi/{_canonical(name)}")
+        git(dest, "config", "issuebench.repo", f"pypi/{canonicalize_name(name)}")
     done = set(git(dest, "tag", "--list", "v*").split())
     with tempfile.TemporaryDirectory(prefix="from-pypi-") as tmp:
         for version in versions:
@@ -176,5 +177,3 @@ def _commit_release(repo: Path, name: str, release: Release, tmp: Path) -> None:
                    capture_output=True)
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()

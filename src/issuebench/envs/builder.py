@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from issuebench import config
 from issuebench.envs import cache
 from issuebench.envs.conda import requirements_from_conda_env
@@ -124,9 +126,9 @@ def dated_build_tools(spec: EnvSpec, python: PythonInfo) -> list[str]:
                               timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return []
-    wanted = {re.sub(r"[-_.]+", "-", n).lower() for n in DATED_BUILD_PLUGINS}
+    wanted = {canonicalize_name(n) for n in DATED_BUILD_PLUGINS}
     return [line.strip() for line in proc.stdout.splitlines()
-            if "==" in line and re.sub(r"[-_.]+", "-", line.split("==")[0]).lower() in wanted]
+            if "==" in line and canonicalize_name(line.split("==")[0]) in wanted]
 
 
 def build_constraints(venv: Path, extra: Sequence[str] = ()) -> Path | None:
@@ -148,13 +150,11 @@ def build_constraints(venv: Path, extra: Sequence[str] = ()) -> Path | None:
 
 def python_release_date(version: str) -> str | None:
     """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
-    import importlib.resources
+    from issuebench.setup.data import (
+        load,  # the table setup ranks interpreters by; imported late (setup uses envs)
+    )
 
-    from issuebench.envs._toml import tomllib
-
-    minor = ".".join(version.split(".")[:2])
-    text = (importlib.resources.files("issuebench.setup") / "data" / "pythons.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text).get("released", {}).get(minor)
+    return load("pythons").get("released", {}).get(".".join(version.split(".")[:2]))
 
 
 def effective_cutoff(cutoff: str | None, python_version: str) -> str | None:
