@@ -69,6 +69,20 @@ def parent_dir(controller: str) -> Path | None:
     return path
 
 
+def _counter(group: Path | None, filename: str, key: str) -> int:
+    """One `key value` counter from a cgroup file (0 when the group or the key is missing)."""
+    if group is None:
+        return 0
+    try:
+        for line in (group / filename).read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _procs(path: Path) -> list[int]:
     try:
         return [int(x) for x in (path / "cgroup.procs").read_text().split()]
@@ -143,28 +157,10 @@ class RunCgroup:
 
     def pids_limit_hits(self) -> int:
         """How many forks the pids limit refused so far."""
-        if self.pids is None:
-            return 0
-        try:
-            for line in (self.pids / "pids.events").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "max":
-                    return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
+        return _counter(self.pids, "pids.events", "max")
 
     def oom_kills(self) -> int:
-        if self.memory is None:
-            return 0
-        try:
-            for line in (self.memory / "memory.oom_control").read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
+        return _counter(self.memory, "memory.oom_control", "oom_kill")
 
     def peak_memory_mb(self) -> float | None:
         if self.memory is None:
