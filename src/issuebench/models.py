@@ -186,6 +186,8 @@ class InstanceStatus(str, Enum):
     EMPTY = "empty"
     INVALID_PATCH = "invalid_patch"
     APPLY_FAILED = "apply_failed"
+    # The task's own test patch does not apply: a fault of the task, not of the prediction.
+    TEST_PATCH_FAILED = "test_patch_failed"
     TIMEOUT = "timeout"
     MEMORY_LIMIT = "memory_limit"
     PROCESS_LIMIT = "process_limit"

@@ -99,7 +99,7 @@ def test_run_failures_become_reasons() -> None:
         P.INSTALL_FAILED: (FakeRun(InstanceStatus.ENV_FAILED, "uv pip install failed"), None),
         P.TIMEOUT: (FakeRun(InstanceStatus.TIMEOUT, "killed after 5s"), None),
         P.GOLD_DOES_NOT_APPLY: (None, FakeRun(InstanceStatus.APPLY_FAILED, "hunk 1 failed")),
-        P.TEST_PATCH_DOES_NOT_APPLY: (FakeRun(InstanceStatus.ERROR, "test patch does not apply: x"), None),
+        P.TEST_PATCH_DOES_NOT_APPLY: (FakeRun(InstanceStatus.TEST_PATCH_FAILED, "test patch does not apply: x"), None),
         P.RUN_FAILED: (None, FakeRun(InstanceStatus.LOG_UNPARSEABLE, "no test results")),
     }
     for reason, (before, after) in cases.items():

@@ -45,3 +45,10 @@ def test_report_json_only_when_tests_ran(tmp_path):
     write_instance_result(failed, report("d", InstanceStatus.APPLY_FAILED))
     assert not (failed / "report.json").exists()
     assert read_instance_result(failed).status is InstanceStatus.APPLY_FAILED
+
+
+def test_a_task_whose_test_patch_fails_lands_in_error_ids_like_the_reference(tmp_path):
+    path = write_summary([report("x", InstanceStatus.TEST_PATCH_FAILED)], run_id="r", model="m",
+                         output_dir=tmp_path, dataset_ids=["x"], submitted_ids=["x"])
+    data = json.loads(path.read_text())
+    assert data["error_ids"] == ["x"] and data["status_counts"] == {"test_patch_failed": 1}

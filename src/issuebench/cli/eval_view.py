@@ -22,6 +22,7 @@ STATUS_MEANING = {
     InstanceStatus.EMPTY: "no patch was submitted, so nothing was run",
     InstanceStatus.INVALID_PATCH: "the prediction is not a unified diff",
     InstanceStatus.APPLY_FAILED: "the diff does not apply to the repository at the base commit",
+    InstanceStatus.TEST_PATCH_FAILED: "the task's own test patch does not apply (a fault of the task)",
     InstanceStatus.TIMEOUT: "the tests ran past the time limit and were killed",
     InstanceStatus.MEMORY_LIMIT: "the tests used more memory than allowed",
     InstanceStatus.PROCESS_LIMIT: "the tests started more processes than allowed",

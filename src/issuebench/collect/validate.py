@@ -89,7 +89,7 @@ def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
         return P.TIMEOUT, run.reason
     if gold and status in (InstanceStatus.APPLY_FAILED, InstanceStatus.INVALID_PATCH):
         return P.GOLD_DOES_NOT_APPLY, run.reason
-    if "test patch does not apply" in (run.reason or ""):
+    if status is InstanceStatus.TEST_PATCH_FAILED:
         return P.TEST_PATCH_DOES_NOT_APPLY, run.reason
     if status is InstanceStatus.LOG_UNPARSEABLE and not gold:
         return None  # before the fix the test module may not even import: every test fails

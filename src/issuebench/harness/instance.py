@@ -186,7 +186,8 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         reset_paths(ws, task.base_commit, test_files)
         result = _apply(ws, task.test_patch)
         if result.status not in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR):
-            run.status, run.reason = InstanceStatus.ERROR, f"test patch does not apply: {_tail(result.log)}"
+            run.status = InstanceStatus.TEST_PATCH_FAILED
+            run.reason = f"test patch does not apply: {_tail(result.log)}"
             return run
 
     nonce = secrets.token_hex(16)
