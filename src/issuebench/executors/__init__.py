@@ -1,0 +1,39 @@
+"""Where records run: `local` (a pool on this machine, the default) or `ray` (a Ray cluster).
+
+Every command that fans out (eval, validate, setup, synth, agent) picks its executor here and
+nowhere else:
+
+    executor = get_executor(name, address, workers)     # name: "local" | "ray"
+    for index, result in executor.map_unordered(fn, records):
+        ...                                               # result may be a Failure
+    executor.close()
+
+`fn` and the records must pickle (module-level functions, dataclasses, pydantic models): with
+Ray they travel to other machines. The driver writes every file; workers only compute.
+"""
+
+from __future__ import annotations
+
+from issuebench.errors import IssuebenchError
+from issuebench.executors.base import DEFAULT_RETRIES, Executor, Failure, run_one
+from issuebench.executors.local import LocalExecutor
+
+EXECUTORS = ("local", "ray")
+
+
+def get_executor(name: str = "local", address: str | None = None, workers: int | None = None,
+                 retries: int = DEFAULT_RETRIES) -> Executor:
+    """The one place an executor is chosen. Raises IssuebenchError for an unknown name, a missing
+    `ray` extra (message: the pip command) or a cluster that cannot be reached."""
+    if name == "local":
+        if address:
+            raise IssuebenchError("--ray-address needs --executor ray", hint="add --executor ray")
+        return LocalExecutor(workers)
+    if name == "ray":
+        from issuebench.executors.ray_executor import RayExecutor
+
+        return RayExecutor(address=address, workers=workers, retries=retries)
+    raise IssuebenchError(f"unknown executor '{name}'", hint="use --executor local or --executor ray")
+
+
+__all__ = ["DEFAULT_RETRIES", "EXECUTORS", "Executor", "Failure", "LocalExecutor", "get_executor", "run_one"]

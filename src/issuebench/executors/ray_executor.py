@@ -1,0 +1,121 @@
+"""A Ray cluster (or a Ray instance started for the run): records go to workers, results come back.
+
+Ray retries a record whose worker process or node died (`max_retries`, bounded); after that the
+record comes back as Failure("worker_lost"). Exceptions raised by the function itself are not
+retried (they would fail again) and come back as Failure("error").
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+from issuebench.errors import IssuebenchError
+from issuebench.executors.base import DEFAULT_RETRIES, Failure
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+INSTALL_HINT = "pip install issuebench[ray]"
+
+
+class RayMissing(IssuebenchError):
+    """`--executor ray` without the optional extra installed."""
+
+    def __init__(self) -> None:
+        super().__init__(INSTALL_HINT)
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise RayMissing() from None
+    return ray
+
+
+def _call(fn: Callable[[Any], Any], record: Any) -> Any:
+    return fn(record)
+
+
+class RayExecutor:
+    name = "ray"
+
+    def __init__(self, address: str | None = None, workers: int | None = None,
+                 retries: int = DEFAULT_RETRIES) -> None:
+        ray = import_ray()
+        self._ray = ray
+        self._owns_connection = False
+        if not ray.is_initialized():
+            kwargs: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False,
+                                      "logging_level": logging.ERROR, "configure_logging": True}
+            if address is None:
+                kwargs["num_cpus"] = workers  # a Ray instance on this machine, for this run only
+            home = os.environ.get("ISSUEBENCH_HOME")
+            if home:
+                # An explicit home is taken to be shared (or meaningful) on every node: workers
+                # use the same environment and result caches as the driver names.
+                kwargs["runtime_env"] = {"env_vars": {"ISSUEBENCH_HOME": home}}
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise IssuebenchError(f"cannot start or reach Ray at {address or 'a new local instance'}: "
+                                      f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                                      hint="check --ray-address (host:port of the head, or 'auto')") from None
+            self._owns_connection = True
+        self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.retries = retries
+        self._remote = ray.remote(_call).options(num_cpus=1, max_retries=retries, retry_exceptions=False)
+
+    def map_unordered(self, fn: Callable[[T], R], records: Sequence[T]) -> Iterator[tuple[int, R | Failure]]:
+        ray = self._ray
+        fn_ref = ray.put(fn)  # shipped once, not with every record
+        todo = iter(enumerate(records))
+        in_flight: dict[Any, int] = {}
+
+        def submit() -> None:
+            for index, record in todo:
+                in_flight[self._remote.remote(fn_ref, record)] = index
+                if len(in_flight) >= self.workers:
+                    return
+
+        # At most `workers` records are out at a time: results stream back and are written as they
+        # come, so a driver killed half-way has lost only what was in flight.
+        submit()
+        try:
+            while in_flight:
+                [ready], _ = ray.wait(list(in_flight), num_returns=1)
+                index = in_flight.pop(ready)
+                yield index, self._result(ready)
+                submit()
+        finally:
+            for ref in in_flight:  # an interrupted driver leaves no work running on the cluster
+                ray.cancel(ref, force=True)
+
+    def _result(self, ref: Any) -> Any:
+        ray = self._ray
+        try:
+            return ray.get(ref)
+        except ray.exceptions.RayTaskError as exc:  # the function raised: same outcome on any worker
+            cause = exc.cause if exc.cause is not None else exc
+            return Failure("error", f"{type(cause).__name__}: {_first_line(cause)}")
+        except ray.exceptions.RayError as exc:  # the worker or its node died, after the retries
+            return Failure("worker_lost", f"{type(exc).__name__} after {self.retries} retries: {_first_line(exc)}")
+
+    def close(self) -> None:
+        if self._owns_connection:
+            self._ray.shutdown()
+            self._owns_connection = False
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
