@@ -2,4 +2,4 @@
 
 __version__ = "0.1.0"
 # Bumped whenever a change to the harness can change a verdict: part of every result's cache key.
-HARNESS_VERSION = "1"
+HARNESS_VERSION = "2"

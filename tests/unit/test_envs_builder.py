@@ -197,7 +197,8 @@ def test_prune_and_disk_accounting(home, workspace):
 
 
 def test_requirement_quotes_are_dropped_only_in_pairs():
-    from issuebench.envs.builder import _unquote, pinned_names
+    from issuebench.envs.requirements import pinned_names
+    from issuebench.envs.requirements import unquote as _unquote
 
     assert _unquote("'numpy==1.2'") == "numpy==1.2"
     assert _unquote("importlib_metadata; python_version<'3.8'") == "importlib_metadata; python_version<'3.8'"

@@ -59,3 +59,35 @@ def test_patches_that_reach_into_the_test_run_are_flagged():
     assert all(f.startswith("src/pkg/core.py: ") for f in found)
     honest = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
     assert suspicious_lines(honest) == []
+
+
+# pytest's own tests print whole inner sessions (pytester) inside the outer run's output.
+NESTED_LOG = """============================= test session starts ==============================
+collected 2 items
+
+testing/test_mark.py ..                                                   [100%]
+
+==================================== PASSES ====================================
+----------------------------- Captured stdout call -----------------------------
+============================= test session starts ==============================
+collected 6 items
+
+test_inner.py ......
+============================== 6 passed in 0.01s ===============================
+=========================== short test summary info ============================
+PASSED testing/test_mark.py::test_a
+PASSED testing/test_mark.py::test_b
+============================== 2 passed in 0.52s ===============================
+PASSED testing/test_mark.py::fake
+"""
+
+
+def test_inner_pytest_sessions_do_not_end_the_graded_output():
+    cut = cut_after_runner_summary(NESTED_LOG)
+    assert "PASSED testing/test_mark.py::test_b" in cut
+    assert cut.rstrip().endswith("2 passed in 0.52s ===============================")
+    assert "fake" not in cut
+    # An inner session that never closed: the last closing line is the outer runner's.
+    broken = NESTED_LOG.replace("============================== 6 passed in 0.01s ===============================\n", "")
+    cut = cut_after_runner_summary(broken)
+    assert "PASSED testing/test_mark.py::test_b" in cut and "fake" not in cut

@@ -79,3 +79,11 @@ def test_the_base_commit_carries_its_nearest_tag(tmp_path):
     tgit(src, "tag", "4.5.0")
     ws = create_workspace(src, base, tmp_path / "work")
     assert git(ws, "describe", "--tags").stdout.strip() == "4.4.1"  # not 4.5.0, which came later
+
+
+def test_data_files_of_a_test_patch_are_not_test_targets():
+    # pallets__flask-4992's test patch adds tests/static/config.toml beside tests/test_config.py.
+    patch = ("diff --git a/tests/static/config.toml b/tests/static/config.toml\n"
+             "diff --git a/tests/test_config.py b/tests/test_config.py\n"
+             "diff --git a/tests/data/x.csv b/tests/data/x.csv\n")
+    assert commands.test_targets(EnvSpec(test_cmd="pytest -rA"), patch) == ["tests/test_config.py"]

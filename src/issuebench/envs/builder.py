@@ -24,27 +24,34 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import canonicalize_name
-
 from issuebench import config
 from issuebench.envs import cache
-from issuebench.envs.conda import requirements_from_conda_env
+from issuebench.envs.build_tools import build_constraints, dated_build_tools
+from issuebench.envs.dating import (
+    NO_CUTOFF,
+    date_args,
+    effective_cutoff,
+    filtered_by_cutoff,
+    newest_pin_date,
+)
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
+from issuebench.envs.requirements import (
+    exact_pins,
+    pinned_names,
+    requirement_file_pins,
+    unquote,
+    usable_requirements,
+)
 from issuebench.errors import IssuebenchError, MissingSystemPiece
 from issuebench.models import EnvSpec
 
-# Far enough in the future that an exempt package is never cut off.
-_NO_CUTOFF = "2100-01-01T00:00:00Z"
-_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?\s*[^\s;,]+\s*(;.*)?$")
-# Local editable lines in requirement files would install the throw-away build copy: dropped, since
-# the spec's install commands install the project at TESTBED_PATH.
-_LOCAL_EDITABLE = re.compile(r"^\s*(-e|--editable)\s+(\.|file:|\./)|^\s*\.\s*$")
 INSTALL_TIMEOUT = 3600.0
+# Rounds of "the resolver names a dependency the cutoff hides; take it as of the newest pin".
+MAX_CUTOFF_EXCEPTIONS_ROUNDS = 12
 
 
 class EnvBuildError(IssuebenchError):
@@ -98,117 +105,20 @@ def _is_under(prefix: Path, path: Path) -> bool:
         return False
 
 
-def pinned_names(packages: Sequence[str]) -> list[str]:
-    """Names of packages given as exact pins (`name==1.2`), which the date cutoff must not block."""
-    names = []
-    for spec in packages:
-        match = _PIN.match(_unquote(spec))
-        if match:
-            names.append(match.group(1))
-    return names
-
-
-BUILD_TOOLS = ("setuptools", "wheel")
-# Build plugins that old build configurations name without a version; their newest releases need a
-# newer setuptools than a dated environment has.
-DATED_BUILD_PLUGINS = ("setuptools_scm",)
-
-
-def dated_build_tools(spec: EnvSpec, python: PythonInfo) -> list[str]:
-    """`name==version` of each build plugin as of the spec's date, resolved by uv (best effort)."""
-    if not spec.exclude_newer:
-        return []
-    minor = ".".join(python.version.split(".")[:2])
-    argv = [_uv(), "pip", "compile", "-", "--exclude-newer", spec.exclude_newer, "--python-version", minor,
-            "--no-header", "--no-annotate", "--quiet"]
-    try:
-        proc = subprocess.run(argv, input="\n".join(DATED_BUILD_PLUGINS), capture_output=True, text=True,
-                              timeout=120, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    wanted = {canonicalize_name(n) for n in DATED_BUILD_PLUGINS}
-    return [line.strip() for line in proc.stdout.splitlines()
-            if "==" in line and canonicalize_name(line.split("==")[0]) in wanted]
-
-
-def build_constraints(venv: Path, extra: Sequence[str] = ()) -> Path | None:
-    """A constraints file pinning the build tools to the versions installed in `venv` (or None)."""
-    site = sorted(venv.glob("lib/python*/site-packages"))
-    if not site:
-        return None
-    pins = list(extra)
-    for tool in BUILD_TOOLS:
-        found = sorted(site[0].glob(f"{tool}-*.dist-info"))
-        if found:
-            pins.append(f"{tool}=={found[-1].name[len(tool) + 1:-len('.dist-info')]}")
-    if not pins:
-        return None
-    path = venv / ".issuebench-build-constraints.txt"
-    path.write_text("\n".join(pins) + "\n")
-    return path
-
-
-def python_release_date(version: str) -> str | None:
-    """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
-    from issuebench.setup.data import (
-        load,  # the table setup ranks interpreters by; imported late (setup uses envs)
-    )
-
-    return load("pythons").get("released", {}).get(".".join(version.split(".")[:2]))
-
-
-def effective_cutoff(cutoff: str | None, python_version: str) -> str | None:
-    """The date resolution may use: the task's, unless the interpreter is newer than the task.
-
-    Packages released before an interpreter existed rarely install or run on it (the era's pip
-    cannot even start on it), so a 2014 task run on Python 3.9 resolves as of Python 3.9's
-    release. Exact pins still win over either date.
-    """
-    released = python_release_date(python_version)
-    if cutoff is None or released is None or released <= cutoff[:10]:
-        return cutoff
-    return f"{released}T00:00:00Z"
-
-
 def _same_minor(wanted: str, used: str) -> bool:
     """Whether `used` (e.g. 3.9.18) is the Python `wanted` asks for (e.g. 3.9); "3" asks for any 3."""
     want = wanted.strip().split(".")
     return not used or used.split(".")[: len(want[:2])] == want[:2]
 
 
-def _unquote(requirement: str) -> str:
-    """Drop one pair of surrounding quotes (recipes copied from shell lines carry them), and only a
-    pair: a marker such as `python_version<'3.8'` ends in a quote that belongs to it."""
-    text = requirement.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1].strip()
-    return text
-
-
-def requirement_file_pins(path: Path, _depth: int = 0) -> list[str]:
-    """Names pinned with == in a requirements file, following its -r includes."""
-    names: list[str] = []
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return names
-    for raw in lines:
-        line = raw.split(" #", 1)[0].strip()
-        for flag in ("-r ", "--requirement "):
-            if line.startswith(flag) and _depth < 5:
-                names += requirement_file_pins(path.parent / line[len(flag):].strip(), _depth + 1)
-        names += pinned_names([line])
-    return names
+def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
+    """Packages the date does not apply to: the spec's exact pins and its named exceptions."""
+    names = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
+    return dict.fromkeys(names, NO_CUTOFF)
 
 
 def exclude_newer_args(spec: EnvSpec) -> list[str]:
-    if not spec.exclude_newer:
-        return []
-    args = ["--exclude-newer", spec.exclude_newer]
-    exempt = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
-    for name in exempt:
-        args += ["--exclude-newer-package", f"{name}={_NO_CUTOFF}"]
-    return args
+    return date_args(spec.exclude_newer, exempt_from_cutoff(spec))
 
 
 def _uv() -> str:
@@ -224,9 +134,16 @@ class _BuildLog:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
 
+        self.notes: list[str] = []   # what the build decided on its own, for the manifest
+
     def write(self, text: str) -> None:
         self._handle.write(text if text.endswith("\n") else text + "\n")
         self._handle.flush()
+
+    def note(self, text: str) -> None:
+        self.write(text)
+        if text.startswith(("# substituted", "# cutoff")):
+            self.notes.append(text.lstrip("# "))
 
     def close(self) -> None:
         self._handle.close()
@@ -239,9 +156,10 @@ class _BuildLog:
 
 
 class _StepFailed(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, output: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.output = output
 
 
 class EnvBuilder:
@@ -366,7 +284,8 @@ class EnvBuilder:
             "python_fell_back": python.fell_back,
             "exclude_newer": spec.exclude_newer,
             "exclude_newer_requested": requested_cutoff,
-            "exclude_newer_exempt": list(dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])),
+            "exclude_newer_exempt": list(exempt_from_cutoff(spec)),
+            "decisions": log.notes,
             "installed": self._freeze(path),
             "uv": _uv_version(),
             "build_seconds": round(time.time() - started, 3),
@@ -400,11 +319,10 @@ class EnvBuilder:
             raise _StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
         log.write(proc.stdout + proc.stderr)
         if proc.returncode != 0:
-            raise _StepFailed(f"{what}: {_last_error_line(proc.stderr or proc.stdout)}")
+            raise _StepFailed(f"{what}: {_last_error_line(proc.stderr or proc.stdout)}", proc.stdout + proc.stderr)
 
     def _steps(self, spec: EnvSpec, python: PythonInfo, path: Path, workspace: Path, log: _BuildLog) -> None:
         uv = _uv()
-        date_args = exclude_newer_args(spec)
         venv_cmd = [uv, "venv", str(path), "--python", str(python.path), "--allow-existing"]
         if spec.seed_pip:
             venv_cmd.append("--seed")
@@ -412,14 +330,14 @@ class EnvBuilder:
             venv_cmd += ["--exclude-newer", spec.exclude_newer]   # era-appropriate pip/setuptools
         self._run_host(venv_cmd, log, "creating the venv", cwd=path.parent)
         with tempfile.TemporaryDirectory(prefix="issuebench-reqs-") as tmp:
-            self._install_packages(uv, spec, path, workspace, date_args, log, Path(tmp))
+            self._install_packages(uv, spec, path, workspace, log, Path(tmp))
         self._compile_bytecode(path, log)
         commands = [*spec.pre_install, *spec.install]
         if commands:
             self._run_sandboxed(spec, path, workspace, commands, log, python)
 
     def _install_packages(self, uv: str, spec: EnvSpec, venv: Path, workspace: Path,
-                          date_args: list[str], log: _BuildLog, scratch: Path) -> None:
+                          log: _BuildLog, scratch: Path) -> None:
         reqs: list[str] = []
         for entry in spec.requirements_files:
             # "a.txt|b.txt": alternatives, the first one present is used (as the reference does).
@@ -427,21 +345,44 @@ class EnvBuilder:
             if not present:
                 log.write(f"# requirements file {entry} is not in the repository at this commit: skipped")
                 continue
-            reqs += ["-r", str(_usable_requirements(present[0], log, scratch))]
-        packages = [_unquote(p) for p in spec.packages if p.strip()]
-        base = [uv, "pip", "install", "--python", str(venv / "bin" / "python"), *date_args]
+            reqs += ["-r", str(usable_requirements(present[0], log.note, scratch))]
+        packages = [unquote(p) for p in spec.packages if p.strip()]
+        base = [uv, "pip", "install", "--python", str(venv / "bin" / "python")]
         # As the reference does: the repository's requirement files first, then the recipe's pinned
         # packages on top, so a recipe pin overrides an older pin in the repository's files.
         if reqs:
             # An exact pin in the repository's own files wins over the date too (a release can
             # pin a package published hours after its commit).
-            file_pins = [n for flag, f in zip(reqs[::2], reqs[1::2], strict=True) if flag == "-r"
-                         for n in requirement_file_pins(Path(f))]
-            exempt = [] if not date_args else [a for n in dict.fromkeys(file_pins)
-                                               for a in ("--exclude-newer-package", f"{n}={_NO_CUTOFF}")]
-            self._run_host([*base, *exempt, *reqs], log, "installing requirement files", cwd=workspace)
+            file_pins = [pin for flag, f in zip(reqs[::2], reqs[1::2], strict=True) if flag == "-r"
+                         for pin in requirement_file_pins(Path(f))]
+            self._install_dated([*base, *reqs], spec, file_pins, log, "installing requirement files", workspace)
         if packages:
-            self._run_host([*base, *packages], log, "installing packages", cwd=workspace)
+            self._install_dated([*base, *packages], spec, exact_pins(packages), log, "installing packages",
+                                workspace)
+
+    def _install_dated(self, argv: list[str], spec: EnvSpec, pins: list[tuple[str, str]], log: _BuildLog,
+                       what: str, cwd: Path) -> None:
+        """Install with the cutoff; exact pins exempt; dependencies that only pins published after
+        the cutoff need are taken as of the newest such pin, as the resolver names them."""
+        cutoff = spec.exclude_newer
+        per_package = {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)}
+        pins_date: str | None = None
+        for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
+            try:
+                self._run_host([*argv[:3], *date_args(cutoff, per_package), *argv[3:]], log, what, cwd=cwd)
+                return
+            except _StepFailed as exc:
+                hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
+                if not cutoff or not hidden:
+                    raise
+                pins_date = pins_date or newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
+                if pins_date is None:
+                    raise  # no pin postdates the date: the date itself is what the resolver refuses
+                for name in hidden:
+                    per_package[name] = pins_date
+                log.note(f"# cutoff: {', '.join(hidden)} taken as of {pins_date[:10]}, the newest exact pin's "
+                         f"publication (pins win over the date {cutoff[:10]}, and they need these)")
+        raise _StepFailed(f"{what}: the resolver kept asking for packages the date hides")
 
     def _compile_bytecode(self, venv: Path, log: _BuildLog) -> None:
         """Compile what was installed, as pip does at install time, and like pip never fail on it.
@@ -472,12 +413,11 @@ class EnvBuilder:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
             run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
             run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
-        constraints = build_constraints(venv, dated_build_tools(spec, python))
+        constraints = build_constraints(venv, dated_build_tools(_uv(), spec.exclude_newer, python.version),
+                                        workspace)
         if constraints is not None:
-            # pip's isolated build environments fetch the newest setuptools whatever the task's date
-            # (an era's pip cannot apply a date), and today's setuptools rejects old `develop`
-            # installs. Constrain them to the setuptools this environment has: the recipe's pin or
-            # the era's. PIP_CONSTRAINT reaches the inner pip that fills the build environment.
+            # Isolated builds use the env's own build tools (see build_tools.py); PIP_CONSTRAINT
+            # reaches the inner pip that fills the build environment.
             run_env["PIP_CONSTRAINT"] = str(constraints)
             log.write(f"# isolated builds constrained to: {constraints.read_text().strip()}")
         binds = [Bind(venv, writable=True)]
@@ -516,35 +456,3 @@ def _last_error_line(text: str) -> str:
         if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
             return line[:400]
     return lines[-1][:400] if lines else "no output"
-
-
-_INCLUDE = re.compile(r"^\s*(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)\s*$")
-
-
-def _usable_requirements(source: Path, log: _BuildLog, scratch: Path, _depth: int = 0) -> Path:
-    """A copy of a requirements file uv can use, written to `scratch` (never into the workspace):
-    conda env files translated, local editables dropped, nested -r/-c files handled the same way."""
-    if source.suffix in (".yml", ".yaml"):
-        lines, skipped = requirements_from_conda_env(source.read_text(encoding="utf-8"))
-        if skipped:
-            log.write(f"# {source.name}: conda-only entries not installed: {', '.join(skipped)}")
-    else:
-        lines = []
-        for line in source.read_text(encoding="utf-8", errors="replace").splitlines():
-            if _LOCAL_EDITABLE.match(line):
-                log.write(f"# {source.name}: dropped `{line.strip()}` (the install step installs the project)")
-                continue
-            include = _INCLUDE.match(line)
-            if include and _depth < 5:
-                nested = (source.parent / include.group(2)).resolve()
-                if nested.is_file():
-                    line = f"{include.group(1)} {_usable_requirements(nested, log, scratch, _depth + 1)}"
-            elif line.strip() and not line.lstrip().startswith(("-", "#")) and "/" in line.split(";")[0]:
-                # A relative local path requirement: make it absolute, since the copy lives elsewhere.
-                candidate = (source.parent / line.strip()).resolve()
-                if candidate.exists():
-                    line = str(candidate)
-            lines.append(line)
-    out = scratch / f"{len(list(scratch.iterdir()))}-{source.name}.txt"
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return out

@@ -10,6 +10,10 @@ from issuebench.models import EnvSpec
 
 _DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$", re.MULTILINE)
 
+# Data files a test patch adds or changes are not test targets (a runner given `tests/x.toml`
+# collects nothing and stops). The reference drops names ending in these; "csv" has no dot there.
+NON_TEST_SUFFIXES = (".json", ".png", "csv", ".txt", ".md", ".jpg", ".jpeg", ".pkl", ".yml", ".yaml", ".toml")
+
 
 def files_in_diff(patch: str) -> list[str]:
     """Target paths named by a diff's `diff --git` headers, in order, without repeats."""
@@ -21,7 +25,7 @@ def files_in_diff(patch: str) -> list[str]:
 
 def test_targets(spec: EnvSpec, test_patch: str) -> list[str]:
     """The arguments that name the tests to run, the way the reference derives them."""
-    files = files_in_diff(test_patch)
+    files = [f for f in files_in_diff(test_patch) if not f.endswith(NON_TEST_SUFFIXES)]
     if spec.test_directives == "none":
         return []
     if spec.test_directives == "django":

@@ -82,9 +82,35 @@ _UNITTEST_RAN = re.compile(r"^Ran \d+ tests? in [\d.]+s\s*$")
 _UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b.*$")
 
 
+_PYTEST_START = re.compile(r"^=+ test session starts =+\s*$")
+
+
+def _pytest_outer_close(lines: list[str]) -> int | None:
+    """Index of the line that closes the outermost pytest session.
+
+    pytest's own tests (pytester) print whole inner sessions, header to closing line, inside the
+    outer run's output; the outer session is the one whose header came first, so sessions are
+    matched like brackets. When they do not balance (an inner session that died before its closing
+    line), the last closing line is taken: the outer runner always speaks last.
+    """
+    depth, last = 0, None
+    for i, line in enumerate(lines):
+        if _PYTEST_START.match(line):
+            depth += 1
+        elif _PYTEST_FINAL.match(line):
+            last = i
+            if depth <= 1:
+                return i
+            depth -= 1
+    return last
+
+
 def cut_after_runner_summary(text: str) -> str:
-    """The output up to the first closing line of pytest or unittest, when there is one."""
+    """The output up to the closing line of the outer pytest session or of unittest, if any."""
     lines = text.splitlines(keepends=True)
+    if any(_PYTEST_START.match(line) for line in lines):
+        end = _pytest_outer_close(lines)
+        return text if end is None else "".join(lines[: end + 1])
     for i, line in enumerate(lines):
         if _PYTEST_FINAL.match(line):
             return "".join(lines[: i + 1])

@@ -1,0 +1,85 @@
+"""Which setuptools, wheel and build plugins pip's isolated builds may use inside a dated env.
+
+pip's isolated build environments fetch the newest setuptools whatever the task's date (an era's pip
+cannot apply a date), and today's setuptools rejects old `develop` installs. So the builder
+constrains them to the build tools the environment has (the recipe's pin or the era's), and build
+plugins such as setuptools_scm to their newest release before the date. A project whose own
+`[build-system] requires` rules the env's version out (pylint 2.15 asks for setuptools~=62.6) keeps
+its own range instead: a constraint that contradicts it only makes the build impossible.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+BUILD_TOOLS = ("setuptools", "wheel")
+# Build plugins that old build configurations name without a version; their newest releases need a
+# newer setuptools than a dated environment has.
+DATED_BUILD_PLUGINS = ("setuptools_scm",)
+
+
+def dated_build_tools(uv: str, exclude_newer: str | None, python_version: str) -> list[str]:
+    """`name==version` of each build plugin as of the date, resolved by uv (best effort)."""
+    if not exclude_newer:
+        return []
+    minor = ".".join(python_version.split(".")[:2])
+    argv = [uv, "pip", "compile", "-", "--exclude-newer", exclude_newer, "--python-version", minor,
+            "--no-header", "--no-annotate", "--quiet"]
+    try:
+        proc = subprocess.run(argv, input="\n".join(DATED_BUILD_PLUGINS), capture_output=True, text=True,
+                              timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    wanted = {canonicalize_name(n) for n in DATED_BUILD_PLUGINS}
+    return [line.strip() for line in proc.stdout.splitlines()
+            if "==" in line and canonicalize_name(line.split("==")[0]) in wanted]
+
+
+def project_build_requires(workspace: Path) -> list[Requirement]:
+    """The `[build-system] requires` of the project in `workspace` (empty when none or unreadable)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        data = tomllib.loads((workspace / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    out = []
+    for text in data.get("build-system", {}).get("requires", []) or []:
+        try:
+            out.append(Requirement(str(text)))
+        except InvalidRequirement:
+            continue
+    return out
+
+
+def build_constraints(venv: Path, extra: Sequence[str] = (), workspace: Path | None = None) -> Path | None:
+    """A constraints file pinning the build tools to the versions installed in `venv` (or None).
+
+    A tool whose installed version the project's own build requirements exclude is left out.
+    """
+    site = sorted(venv.glob("lib/python*/site-packages"))
+    if not site:
+        return None
+    wanted = {canonicalize_name(r.name): r for r in project_build_requires(workspace)} if workspace else {}
+    pins = list(extra)
+    for tool in BUILD_TOOLS:
+        found = sorted(site[0].glob(f"{tool}-*.dist-info"))
+        if not found:
+            continue
+        version = found[-1].name[len(tool) + 1:-len(".dist-info")]
+        own = wanted.get(canonicalize_name(tool))
+        if own is not None and own.specifier and not own.specifier.contains(version, prereleases=True):
+            continue
+        pins.append(f"{tool}=={version}")
+    if not pins:
+        return None
+    path = venv / ".issuebench-build-constraints.txt"
+    path.write_text("\n".join(pins) + "\n")
+    return path

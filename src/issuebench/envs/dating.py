@@ -1,0 +1,67 @@
+"""The date an environment's packages are resolved as of, and the exceptions to it.
+
+The rule: every package as of the task's date (or the interpreter's release, when that is later),
+except exact pins, which win over the date. A pin published after the date needs dependencies from
+its own time (pytest 7.4.0 needs an exceptiongroup that did not exist in 2021): those, and only
+those the resolver names, are taken as of the newest such pin's publication.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+# Far enough in the future that an exempt package is never cut off.
+NO_CUTOFF = "2100-01-01T00:00:00Z"
+_FILTERED = re.compile(r"`([A-Za-z0-9][A-Za-z0-9._-]*)` was filtered by `exclude-newer`")
+
+
+def python_release_date(version: str) -> str | None:
+    """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
+    from issuebench.setup.data import (
+        load,  # the table setup ranks interpreters by; imported late (setup uses envs)
+    )
+
+    return load("pythons").get("released", {}).get(".".join(version.split(".")[:2]))
+
+
+def effective_cutoff(cutoff: str | None, python_version: str) -> str | None:
+    """The date resolution may use: the task's, unless the interpreter is newer than the task.
+
+    Packages released before an interpreter existed rarely install or run on it (the era's pip
+    cannot even start on it), so a 2014 task run on Python 3.9 resolves as of Python 3.9's
+    release. Exact pins still win over either date.
+    """
+    released = python_release_date(python_version)
+    if cutoff is None or released is None or released <= cutoff[:10]:
+        return cutoff
+    return f"{released}T00:00:00Z"
+
+
+def date_args(cutoff: str | None, per_package: Mapping[str, str]) -> list[str]:
+    """uv's arguments for a global cutoff with per-package exceptions."""
+    if not cutoff:
+        return []
+    args = ["--exclude-newer", cutoff]
+    for name, when in per_package.items():
+        args += ["--exclude-newer-package", f"{name}={when}"]
+    return args
+
+
+def filtered_by_cutoff(resolver_output: str) -> list[str]:
+    """Packages uv says it could not use because of the cutoff (from its hints)."""
+    return list(dict.fromkeys(_FILTERED.findall(resolver_output)))
+
+
+def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:
+    """The latest publication among exact pins published after `cutoff` (None if none is later,
+    or the index cannot say)."""
+    from issuebench.envs.release_dates import upload_time
+
+    later = [when for name, version in pins
+             if (when := upload_time(name, version)) is not None and when > cutoff]
+    if not later:
+        return None
+    newest = max(later)
+    # uv compares whole timestamps; a day's margin takes in files uploaded right after the pin.
+    return newest[:10] + "T23:59:59Z"

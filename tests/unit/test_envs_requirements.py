@@ -1,0 +1,68 @@
+"""Requirement files as the builder reads them, and the dating rules around exact pins."""
+
+from pathlib import Path
+
+from issuebench.envs.build_tools import build_constraints
+from issuebench.envs.dating import date_args, filtered_by_cutoff
+from issuebench.envs.release_dates import _version_of
+from issuebench.envs.requirements import direct_reference_name, requirement_file_pins, usable_requirements
+
+
+def test_direct_references_name_their_distribution():
+    # flask 2.0's requirements/dev.txt
+    assert direct_reference_name("git+https://github.com/sphinx-doc/sphinx.git@96dbe5e3") == "sphinx"
+    assert direct_reference_name("-e git+https://host/x/y.git@abc#egg=pallets-sphinx-themes") == \
+        "pallets-sphinx-themes"
+    assert direct_reference_name("attrs @ git+https://host/python-attrs/attrs@main") == "attrs"
+    assert direct_reference_name("requests==2.0") is None
+    assert direct_reference_name("-r other.txt") is None
+
+
+def test_requirement_files_lose_what_cannot_be_fetched_and_say_so(tmp_path: Path):
+    reqs = tmp_path / "requirements"
+    reqs.mkdir()
+    (reqs / "docs.txt").write_text("git+https://github.com/sphinx-doc/sphinx.git@96dbe5e3\nJinja2==3.0.1\n")
+    (reqs / "dev.txt").write_text("-r docs.txt\n-e .\npytest>=6 ; python_version >= '3.6'\n"
+                                  "foo @ git+https://host/o/foo@v1 ; python_version < '4'\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    notes: list[str] = []
+    out = usable_requirements(reqs / "dev.txt", notes.append, scratch)
+    lines = out.read_text().splitlines()
+    assert "-e ." not in lines and "foo; python_version < '4'" in lines
+    nested = Path(lines[0].split()[1]).read_text().splitlines()
+    assert nested == ["sphinx", "Jinja2==3.0.1"]
+    assert sum("substituted" in n for n in notes) == 2
+    assert requirement_file_pins(reqs / "dev.txt") == [("Jinja2", "3.0.1")]
+
+
+def test_the_projects_own_build_requirements_beat_the_envs_setuptools(tmp_path: Path):
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "python3.9" / "site-packages"
+    (site / "setuptools-65.6.3.dist-info").mkdir(parents=True)
+    (site / "wheel-0.38.4.dist-info").mkdir()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    # pylint 2.15's pyproject.toml
+    (ws / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools~=62.6", "wheel~=0.37.1"]\n')
+    path = build_constraints(venv, [], ws)
+    assert path is None  # both tools fall outside the project's ranges
+    (ws / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=40", "wheel"]\n')
+    path = build_constraints(venv, [], ws)
+    assert path is not None and path.read_text().split() == ["setuptools==65.6.3", "wheel==0.38.4"]
+
+
+def test_the_resolvers_hidden_packages_are_read_from_its_hints():
+    out = ("hint: `exceptiongroup` was filtered by `exclude-newer` to only include packages uploaded "
+           "before 2021-10-04T00:00:00Z.\nhint: `tomli` was filtered by `exclude-newer` to ...\n")
+    assert filtered_by_cutoff(out) == ["exceptiongroup", "tomli"]
+    assert date_args("2021-10-04T00:00:00Z", {"pytest": "2100-01-01T00:00:00Z"}) == [
+        "--exclude-newer", "2021-10-04T00:00:00Z", "--exclude-newer-package", "pytest=2100-01-01T00:00:00Z"]
+    assert date_args(None, {"pytest": "x"}) == []
+
+
+def test_versions_are_read_from_distribution_file_names():
+    assert _version_of("pytest-7.4.0-py3-none-any.whl", "pytest") == "7.4.0"
+    assert _version_of("types_pkg_resources-0.1.3.tar.gz", "types-pkg-resources") == "0.1.3"
+    assert _version_of("zope.interface-5.0.tar.gz", "zope-interface") == "5.0"
+    assert _version_of("notes.txt", "x") is None
