@@ -1,8 +1,9 @@
 """OPTIONAL MODEL: ask any OpenAI-compatible chat endpoint for a fix, as JSON.
 
-Plain urllib (no SDK needed): POST {base}/chat/completions. The API key comes from the
-environment (ISSUEBENCH_MODEL_API_KEY, else OPENAI_API_KEY). The answer is parsed defensively:
-whatever the model says, only the known fields are used and each is type-checked.
+Calls go through the project's one model client (issuebench.llm: the `openai` package, usage,
+cost, retries with backoff). The API key comes from the environment (ISSUEBENCH_MODEL_API_KEY,
+else OPENAI_API_KEY). The answer is parsed defensively: whatever the model says, only the known
+fields are used and each is type-checked.
 """
 
 from __future__ import annotations
@@ -10,12 +11,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
-from issuebench.errors import InputError, IssuebenchError
+from issuebench.errors import InputError
 
 SYSTEM_PROMPT = (
     "You fix the installation and test commands of a Python repository at a past date. "
@@ -50,6 +49,7 @@ class ModelClient:
         self.api_key = api_key if api_key is not None else (
             os.environ.get("ISSUEBENCH_MODEL_API_KEY") or os.environ.get("OPENAI_API_KEY"))
         self.timeout = timeout
+        self._llm = None  # the shared client (issuebench.llm.OpenAIModel), made on first use
 
     @classmethod
     def from_arg(cls, value: str) -> ModelClient:
@@ -67,23 +67,13 @@ class ModelClient:
         return cls(base, name)
 
     def chat(self, messages: list[dict[str, str]]) -> str:
-        body = json.dumps({"model": self.model, "messages": messages, "temperature": 0}).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(f"{self.base_url}/chat/completions", data=body, headers=headers)
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = json.loads(response.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            raise IssuebenchError(f"model endpoint {self.base_url} answered HTTP {exc.code}",
-                                  hint="check --model and the API key variable") from None
-        except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as exc:
-            raise IssuebenchError(f"model endpoint {self.base_url} unreachable: {exc}") from None
-        try:
-            return str(payload["choices"][0]["message"]["content"])
-        except (KeyError, IndexError, TypeError):
-            raise IssuebenchError(f"model endpoint {self.base_url} gave no choices[0].message.content") from None
+        from issuebench.llm import OpenAIModel, RetryPolicy
+
+        if self._llm is None:
+            # Few, short retries: setup waits on each answer, and a later round can ask again.
+            self._llm = OpenAIModel(self.model, base_url=self.base_url, api_key=self.api_key or "none",
+                                    timeout=self.timeout, retry=RetryPolicy(retries=2, backoff=0.5))
+        return self._llm.query(messages).content
 
     def propose_fix(self, *, error_excerpt: str, files: dict[str, str], spec_json: str,
                     history: list[str]) -> ModelFix | None:
