@@ -1,0 +1,171 @@
+"""The bash-only agent: one shell command per turn, submission by a sentinel line.
+
+As in mini-swe-agent: the conversation is a plain list of messages, every answer must hold exactly
+one ```bash block, each command runs in a fresh shell, and the run ends when a command's output
+starts with the sentinel. Limits are checked before every model call, so none is crossed by
+more than what one call may cost; the diff is taken from git, whatever ended the run.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from issuebench.agent.templates import load, render
+from issuebench.llm import Model, ModelAPIError, Usage
+from issuebench.llm.scripts import SUBMIT_SENTINEL
+from issuebench.models import Task
+
+_BASH_BLOCK = re.compile(r"```bash[ \t]*\n(.*?)\n?```", re.DOTALL)
+
+# How a run ended. The first group are the agent's own outcomes (its patch is a prediction);
+# the second are faults of the machinery, never a verdict on the task: rerunning retries them.
+AGENT_STATUSES = ("submitted", "step_limit", "cost_limit", "wall_limit")
+INFRA_STATUSES = ("api_error", "env_failed", "not_started", "error")
+
+
+class Executor(Protocol):
+    def execute(self, command: str) -> Any: ...
+
+
+@dataclass
+class AgentConfig:
+    step_limit: int = 50                 # model calls per instance (0: no limit)
+    cost_limit: float = 3.0              # dollars per instance (0: no limit)
+    wall_limit: float | None = None      # seconds per instance
+    command_timeout: float = 60.0        # seconds per command (the sandbox kills past it)
+    output_chars: int = 10_000           # output kept per observation (head + tail)
+
+
+@dataclass
+class Trajectory:
+    instance_id: str
+    model: str
+    messages: list[dict[str, str]] = field(default_factory=list)
+    exit_status: str = "error"
+    reason: str = ""
+    steps: int = 0
+    usage: Usage = field(default_factory=Usage)
+    patch: str = ""
+    duration: float = 0.0
+    limits: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"instance_id": self.instance_id, "model": self.model, "exit_status": self.exit_status,
+                "reason": self.reason, "steps": self.steps, "cost": round(self.usage.cost, 8),
+                "usage": self.usage.as_dict(), "duration": round(self.duration, 3), "limits": self.limits,
+                "patch": self.patch, "messages": self.messages}
+
+
+class CostLedger:
+    """Money spent across instances, shared by the workers of a run."""
+
+    def __init__(self, limit: float = 0.0, spent: float = 0.0) -> None:
+        self.limit = limit
+        self.spent = spent
+        self._lock = threading.Lock()
+
+    def add(self, cost: float) -> None:
+        with self._lock:
+            self.spent += cost
+
+    def exhausted(self) -> bool:
+        with self._lock:
+            return self.limit > 0 and self.spent >= self.limit
+
+
+def first_output_line(output: str) -> str:
+    lines = output.lstrip().splitlines()
+    return lines[0].strip() if lines else ""
+
+
+def truncate(output: str, keep: int) -> tuple[str, str]:
+    """(shown output, note): the head and tail of a long output, with a note saying what was cut."""
+    if len(output) <= keep:
+        return output, ""
+    half = keep // 2
+    elided = len(output) - 2 * half
+    shown = f"{output[:half]}\n[... {elided} characters elided ...]\n{output[-half:]}"
+    return shown, render(load("truncated"), total=len(output), keep=half)
+
+
+class Agent:
+    def __init__(self, model: Model, config: AgentConfig, ledger: CostLedger | None = None) -> None:
+        self.model = model
+        self.config = config
+        self.ledger = ledger or CostLedger()
+
+    def run(self, task: Task, env: Executor) -> Trajectory:
+        cfg = self.config
+        traj = Trajectory(task.instance_id, self.model.name, limits={
+            "step_limit": cfg.step_limit, "cost_limit": cfg.cost_limit, "wall_limit": cfg.wall_limit,
+            "command_timeout": cfg.command_timeout})
+        traj.messages = [
+            {"role": "system", "content": render(load("system"), sentinel=SUBMIT_SENTINEL,
+                                                 timeout=int(cfg.command_timeout))},
+            {"role": "user", "content": render(load("instance"), repo=task.repo,
+                                               problem_statement=task.problem_statement)},
+        ]
+        started = time.monotonic()
+        try:
+            self._loop(traj, env, started)
+        finally:
+            traj.duration = time.monotonic() - started
+        return traj
+
+    def _stop_reason(self, traj: Trajectory, started: float, costliest: float) -> tuple[str, str] | None:
+        cfg = self.config
+        if cfg.step_limit and traj.steps >= cfg.step_limit:
+            return "step_limit", f"reached the step limit ({cfg.step_limit} model calls)"
+        if cfg.wall_limit and time.monotonic() - started >= cfg.wall_limit:
+            return "wall_limit", f"reached the wall-time limit ({cfg.wall_limit:g} s)"
+        # The next call is assumed to cost as much as the costliest so far: a call that would
+        # cross the limit is never made, so the limit holds to the cent.
+        if cfg.cost_limit and traj.usage.cost + costliest > cfg.cost_limit:
+            return "cost_limit", (f"the next call would pass the cost limit (${cfg.cost_limit:g}; "
+                                  f"spent ${traj.usage.cost:.4f})")
+        return None
+
+    def _loop(self, traj: Trajectory, env: Executor, started: float) -> None:
+        cfg = self.config
+        costliest = 0.0
+        while True:
+            stop = self._stop_reason(traj, started, costliest)
+            if stop:
+                traj.exit_status, traj.reason = stop
+                return
+            try:
+                reply = self.model.query(traj.messages)
+            except ModelAPIError as exc:
+                traj.exit_status, traj.reason = "api_error", f"{exc.message} ({exc.kind})"
+                return
+            traj.steps += 1
+            traj.usage.add(reply.usage)
+            self.ledger.add(reply.cost)
+            costliest = max(costliest, reply.cost)
+            traj.messages.append({"role": "assistant", "content": reply.content})
+            if cfg.cost_limit and traj.usage.cost > cfg.cost_limit:
+                # One call cost more than any before it and crossed the limit: stop, and say so.
+                traj.exit_status = "cost_limit"
+                traj.reason = f"the last call passed the cost limit (${cfg.cost_limit:g}; spent ${traj.usage.cost:.4f})"
+                return
+            commands = _BASH_BLOCK.findall(reply.content)
+            if len(commands) != 1:
+                traj.messages.append({"role": "user", "content": render(
+                    load("format_error"), count=len(commands), sentinel=SUBMIT_SENTINEL)})
+                continue
+            obs = env.execute(commands[0])
+            if obs.status == "ok" and first_output_line(obs.output) == SUBMIT_SENTINEL:
+                traj.exit_status, traj.reason = "submitted", "the agent submitted"
+                return
+            traj.messages.append({"role": "user", "content": self._observation(obs)})
+
+    def _observation(self, obs: Any) -> str:
+        shown, note = truncate(obs.output, self.config.output_chars)
+        if obs.status != "ok":
+            note = render(load("limit"), reason=obs.reason or obs.status) + ("\n" + note if note else "")
+        return render(load("observation"), returncode=obs.returncode, output=shown,
+                      note=note + "\n" if note else "")
