@@ -31,6 +31,9 @@ def setup(
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor save remembered recipes."),
     repo_name: str | None = typer.Option(None, "--repo", help="Repository name for the recipe memory "
                                          "(default: origin remote owner/name, else the folder name)."),
+    test_timeout: float = typer.Option(1200.0, "--test-timeout", min=10.0,
+                                       help="Seconds one test run of an attempt may take."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
 ) -> None:
     """Find install and test commands for a Python repository, historically accurate."""
     from issuebench.setup import setup_repository
@@ -39,7 +42,8 @@ def setup(
     if fmt not in ("text", "json"):
         raise typer.BadParameter("--format must be text or json")
     result = setup_repository(src, commit=commit, date=date, max_iterations=max_iterations, model=model,
-                              threshold=threshold, memory=not no_memory, repo_name=repo_name)
+                              threshold=threshold, memory=not no_memory, repo_name=repo_name,
+                              test_timeout=test_timeout, progress=None if quiet else _progress)
     if output is not None:
         write_recipe(output, result.recipe())
     if fmt == "json":
@@ -50,11 +54,19 @@ def setup(
         raise typer.Exit(1)
 
 
+def _progress(line: str) -> None:
+    from rich.markup import escape
+
+    err_console.print(f"[dim]setup:[/] {escape(line)}", highlight=False)
+
+
 def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped-def]
     for attempt in result.attempts:
         line = (f"  {attempt.iteration}. python {attempt.python} \\[{attempt.origin}] -> {attempt.stage}"
                 f" ({attempt.tests_passed}/{attempt.tests_run} passed, {attempt.seconds:.1f}s)")
         console.print(line, highlight=False)
+        if attempt.judged_on:
+            console.print(f"     judged on {attempt.judged_on}", highlight=False)
         if attempt.error_kind:
             console.print(f"     {attempt.error_kind}; fix: {attempt.fix or 'none found'}", highlight=False)
     verdict = "[green]accepted[/]" if result.success else f"[red]not accepted[/]: {result.reason}"

@@ -23,9 +23,21 @@ def load(name: str) -> dict[str, Any]:
 
 
 def import_to_distribution(module: str) -> str:
-    """The distribution that provides top-level import `module` (its own name when unknown)."""
-    top = module.split(".")[0]
-    return load("import_names")["imports"].get(top, top.replace("_", "-"))
+    """The distribution that provides import `module` (its top-level name when unknown).
+
+    A dotted import is looked up whole, then by namespace (`sphinxcontrib.X` comes from
+    sphinxcontrib-X, not from a distribution named sphinxcontrib), then by its top level.
+    """
+    table = load("import_names")
+    parts = module.split(".")
+    for length in range(len(parts), 1, -1):
+        dotted = ".".join(parts[:length])
+        if dotted in table["imports"]:
+            return table["imports"][dotted]
+    pattern = table.get("namespaces", {}).get(parts[0])
+    if pattern is not None and len(parts) > 1:
+        return pattern.replace("{sub}", parts[1])
+    return table["imports"].get(parts[0], parts[0].replace("_", "-"))
 
 
 def is_ignored_tool(name: str) -> bool:

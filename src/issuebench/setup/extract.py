@@ -2,26 +2,19 @@
 
 Each reader takes the file text and fills part of Facts; a file that does not parse is noted and
 skipped, never fatal, because old repositories hold all kinds of half-valid configuration.
+Packaging metadata is read here; tox, nox, Makefiles, CI and docs in `extract_tools`.
 """
 
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
-from issuebench.setup.requirements import (
-    clean_requirement,
-    parse_requirements_text,
-    requirement_extras,
-    requirement_name,
-    unquote,
-)
+from issuebench.setup.extract_tools import read_ci, read_docs, read_makefile, read_noxfile, read_tox
+from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
+from issuebench.setup.requirements import parse_requirements_text
 from issuebench.setup.source import SourceTree
 
 if sys.version_info >= (3, 11):
@@ -29,7 +22,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci")
+__all__ = ["Facts", "extract"]
+
 _REQ_FILE = re.compile(
     r"(^|/)((requirements|reqs)[-_.]?(test|tests|testing|dev|develop|ci)[^/]*|"
     r"(test|tests|testing|dev|ci)[-_.]?(requirements|reqs)[^/]*|"
@@ -39,51 +33,6 @@ _CI_FILES = re.compile(
     r"\.circleci/config\.ya?ml|\.gitlab-ci\.ya?ml|appveyor\.ya?ml|\.appveyor\.ya?ml)$")
 _DOC_FILES = re.compile(r"^(README|CONTRIBUTING|HACKING|DEVELOPMENT|docs/contributing|docs/development)[^/]*$",
                         re.IGNORECASE)
-_VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
-_COMMAND_KEYS = {"run", "script", "install", "before_install", "before_script", "command", "test_script",
-                 "build_script", "commands", "steps"}
-_TEST_CMD = re.compile(r"(\bpy\.?test\b|python\d?(\.\d+)? -m (pytest|unittest|nose)\b|\bnosetests\b|"
-                       r"setup\.py test\b|\btrial\b)")
-
-
-@dataclass
-class Facts:
-    """What a repository says about installing and testing itself."""
-
-    name: str | None = None
-    requires_python: list[str] = field(default_factory=list)     # specifier strings, all apply
-    ci_pythons: set[str] = field(default_factory=set)              # "3.8" etc. from CI, tox, nox
-    classifier_pythons: set[str] = field(default_factory=set)
-    build_backend: str | None = None
-    build_requires: list[str] = field(default_factory=list)
-    has_setup_py: bool = False
-    has_pyproject_build: bool = False
-    install_requires: list[str] = field(default_factory=list)
-    setup_requires: list[str] = field(default_factory=list)
-    extras: dict[str, list[str]] = field(default_factory=dict)
-    wanted_extras: list[str] = field(default_factory=list)        # extras a tox/CI/docs install names
-    test_requires: list[str] = field(default_factory=list)        # tests_require, tox deps, CI installs
-    test_commands: list[str] = field(default_factory=list)        # raw commands that run tests
-    pytest_configured: bool = False
-    pytest_testpaths: list[str] = field(default_factory=list)
-    unittest_suite: bool = False
-    old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
-    sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def uses_pytest(self) -> bool:
-        names = {requirement_name(r) for r in self.all_test_requirements()}
-        return (self.pytest_configured or "pytest" in names
-                or any(re.search(r"py\.?test", c) for c in self.test_commands))
-
-    def all_test_requirements(self) -> list[str]:
-        chosen = [e for e in self.extras if e.lower() in TEST_EXTRAS[:3]] or \
-                 [e for e in self.extras if e.lower() in TEST_EXTRAS]
-        reqs = list(self.test_requires)
-        for extra in dict.fromkeys(chosen + [e for e in self.wanted_extras if e in self.extras]):
-            reqs += self.extras[extra]
-        return reqs
 
 
 def extract(tree: SourceTree) -> Facts:
@@ -94,10 +43,10 @@ def extract(tree: SourceTree) -> Facts:
         ("pyproject.toml", _read_pyproject),
         ("setup.cfg", _read_setup_cfg),
         ("setup.py", _read_setup_py),
-        ("tox.ini", _read_tox),
+        ("tox.ini", read_tox),
         ("pytest.ini", _read_pytest_ini),
-        ("noxfile.py", _read_noxfile),
-        ("Makefile", _read_makefile),
+        ("noxfile.py", read_noxfile),
+        ("Makefile", read_makefile),
     ]
     for path, reader in readers:
         text = tree.read(path) if path in files else None
@@ -115,11 +64,11 @@ def extract(tree: SourceTree) -> Facts:
             text = tree.read(path)
             if text is not None:
                 facts.sources[path] = text[:4000]
-                _read_ci(path, text, facts, tree)
+                read_ci(path, text, facts, tree)
         elif _DOC_FILES.match(path):
             text = tree.read(path)
             if text is not None:
-                _read_docs(path, text, facts)
+                read_docs(path, text, facts)
     if not facts.install_requires and "requirements.txt" in files and not facts.has_pyproject_build:
         text = tree.read("requirements.txt") or ""
         facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
@@ -129,7 +78,7 @@ def extract(tree: SourceTree) -> Facts:
     return facts
 
 
-# -- metadata files ---------------------------------------------------------------------------
+# -- metadata files -------------------------------------------------------------------------
 
 def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     data = tomllib.loads(text)
@@ -145,7 +94,7 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     facts.install_requires += [r for r in project.get("dependencies", []) if isinstance(r, str)]
     for extra, reqs in project.get("optional-dependencies", {}).items():
         facts.extras.setdefault(extra, []).extend(r for r in reqs if isinstance(r, str))
-    facts.classifier_pythons |= _classifier_versions(project.get("classifiers", []))
+    facts.classifier_pythons |= classifier_versions(project.get("classifiers", []))
     for group, reqs in data.get("dependency-groups", {}).items():
         if group.lower() in TEST_EXTRAS:
             facts.test_requires += [r for r in reqs if isinstance(r, str)]
@@ -185,7 +134,7 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
             facts.test_requires += [r for r in reqs if isinstance(r, str)]
     legacy = tool.get("tox", {}).get("legacy_tox_ini")
     if legacy:
-        _read_tox(legacy, facts, tree)
+        read_tox(legacy, facts, tree)
 
 
 def _optional(value: Any) -> bool:
@@ -217,21 +166,21 @@ def _poetry_req(name: str, value: Any) -> str:
 
 
 def _read_setup_cfg(text: str, facts: Facts, tree: SourceTree) -> None:
-    cfg = _ini(text)
+    cfg = ini(text)
     if cfg.has_option("metadata", "name"):
         facts.name = facts.name or cfg.get("metadata", "name")
     if cfg.has_option("metadata", "classifiers"):
-        facts.classifier_pythons |= _classifier_versions(cfg.get("metadata", "classifiers").splitlines())
+        facts.classifier_pythons |= classifier_versions(cfg.get("metadata", "classifiers").splitlines())
     if cfg.has_section("options"):
         opts = cfg["options"]
         if opts.get("python_requires"):
             facts.requires_python.append(opts["python_requires"].strip())
-        facts.install_requires += _lines(opts.get("install_requires", ""))
-        facts.test_requires += _lines(opts.get("tests_require", ""))
-        facts.setup_requires += _lines(opts.get("setup_requires", ""))
+        facts.install_requires += lines(opts.get("install_requires", ""))
+        facts.test_requires += lines(opts.get("tests_require", ""))
+        facts.setup_requires += lines(opts.get("setup_requires", ""))
     if cfg.has_section("options.extras_require"):
         for extra, value in cfg["options.extras_require"].items():
-            facts.extras.setdefault(extra, []).extend(_lines(value))
+            facts.extras.setdefault(extra, []).extend(lines(value))
     for section in ("tool:pytest", "pytest"):
         if cfg.has_section(section):
             facts.pytest_configured = True
@@ -240,7 +189,7 @@ def _read_setup_cfg(text: str, facts: Facts, tree: SourceTree) -> None:
 
 def _read_pytest_ini(text: str, facts: Facts, tree: SourceTree) -> None:
     facts.pytest_configured = True
-    cfg = _ini(text)
+    cfg = ini(text)
     facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
 
 
@@ -287,14 +236,14 @@ def _apply_setup_kwargs(kwargs: dict[str, Any], facts: Facts) -> None:
         facts.name = facts.name or kwargs["name"]
     if isinstance(kwargs.get("python_requires"), str):
         facts.requires_python.append(kwargs["python_requires"])
-    facts.install_requires += _strings(kwargs.get("install_requires"))
-    facts.test_requires += _strings(kwargs.get("tests_require"))
-    facts.setup_requires += _strings(kwargs.get("setup_requires"))
+    facts.install_requires += strings(kwargs.get("install_requires"))
+    facts.test_requires += strings(kwargs.get("tests_require"))
+    facts.setup_requires += strings(kwargs.get("setup_requires"))
     if isinstance(kwargs.get("extras_require"), dict):
         for extra, reqs in kwargs["extras_require"].items():
             if isinstance(extra, str) and ":" not in extra:
-                facts.extras.setdefault(extra, []).extend(_strings(reqs))
-    facts.classifier_pythons |= _classifier_versions(_strings(kwargs.get("classifiers")))
+                facts.extras.setdefault(extra, []).extend(strings(reqs))
+    facts.classifier_pythons |= classifier_versions(strings(kwargs.get("classifiers")))
     if kwargs.get("use_2to3"):
         facts.old_build.append("setup(use_2to3=True)")
     if kwargs.get("test_suite"):
@@ -338,82 +287,6 @@ def _literal(node: ast.AST, env: dict[str, Any], tree: SourceTree) -> Any:
     return None
 
 
-def _read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
-    cfg = _ini(text)
-    if cfg.has_option("tox", "envlist"):
-        facts.ci_pythons |= _tox_env_versions(cfg.get("tox", "envlist"))
-    if cfg.has_section("pytest"):
-        facts.pytest_configured = True
-        facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
-    for section in cfg.sections():
-        if section != "testenv" and not section.startswith("testenv:"):
-            continue
-        if re.search(r"(lint|flake|docs|style|mypy|type|pep8|black|isort|format|release|build|pre-commit|"
-                     r"bench|codspeed|pyright|changelog|readme|cog|spell|manifest|pypy)",
-                     section.split(":", 1)[-1]) and section != "testenv":
-            continue
-        for line in _lines(cfg.get(section, "deps", fallback="")):
-            line = _tox_unfactor(line)
-            if line is None or line.startswith("{"):
-                continue
-            _add_requirement_token(line, facts, tree)
-        facts.wanted_extras += [e.strip() for e in re.split(r"[,\s]+", cfg.get(section, "extras", fallback=""))
-                                if e.strip() and _tox_unfactor(e.strip())]
-        for line in _lines(cfg.get(section, "commands", fallback="")):
-            line = _tox_unfactor(line)
-            if line and _TEST_CMD.search(line):
-                line = re.sub(r"\{posargs[^}]*\}", "", line).replace("{envpython}", "python")
-                facts.test_commands.append(line)
-
-
-def _tox_unfactor(line: str) -> str | None:
-    """Strip a tox factor condition; None for lines meant only for Python 2 or lint factors."""
-    match = re.match(r"^([\w.,!{}-]+):\s+(.*)$", line)
-    if not match:
-        return line
-    factors = match.group(1)
-    if re.search(r"(^|[,-])(py2\d?|py27|pypy|lint|docs)($|[,-])", factors) and "py3" not in factors:
-        return None
-    return match.group(2)
-
-
-def _tox_env_versions(envlist: str) -> set[str]:
-    out = set()
-    for token in re.split(r"[,\s]+", _expand_braces(envlist)):
-        match = re.match(r"^py(\d)(\d+)", token)
-        if match:
-            out.add(f"{match.group(1)}.{match.group(2)}")
-    return out
-
-
-def _expand_braces(text: str) -> str:
-    match = re.search(r"([\w.-]*)\{([^{}]*)\}([\w.-]*)", text)
-    if not match:
-        return text
-    pre, body, post = match.groups()
-    expanded = ",".join(f"{pre}{part.strip()}{post}" for part in body.split(","))
-    return _expand_braces(text[:match.start()] + expanded + text[match.end():])
-
-
-def _read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
-    for match in re.finditer(r"python\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|'[^']*')", text):
-        facts.ci_pythons |= _versions(match.group(1))
-    for match in re.finditer(r"session\.install\(([^)]*)\)", text):
-        for token in re.findall(r"[\"']([^\"']+)[\"']", match.group(1)):
-            _add_requirement_token(token, facts, tree)
-    for match in re.finditer(r"session\.run\(([^)]*)\)", text):
-        words = re.findall(r"[\"']([^\"']+)[\"']", match.group(1))
-        command = " ".join(words)
-        if _TEST_CMD.search(command):
-            facts.test_commands.append(command)
-
-
-def _read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
-    for line in text.splitlines():
-        if line.startswith("\t") and _TEST_CMD.search(line):
-            facts.test_commands.append(line.strip().lstrip("@-").strip())
-
-
 def _read_requirements_file(path: str, facts: Facts, tree: SourceTree) -> None:
     text = tree.read(path)
     if text is None:
@@ -424,140 +297,3 @@ def _read_requirements_file(path: str, facts: Facts, tree: SourceTree) -> None:
     facts.wanted_extras += extras
 
 
-# -- CI and docs ------------------------------------------------------------------------------
-
-def _read_ci(path: str, text: str, facts: Facts, tree: SourceTree) -> None:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        facts.notes.append(f"{path}: not YAML ({str(exc)[:80]})")
-        return
-    commands: list[str] = []
-    _walk_ci(data, facts, commands, key="")
-    for command in commands:
-        for line in command.splitlines():
-            _read_command_line(line.strip(), facts, tree)
-
-
-def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
-    lowered = key.lower()
-    if isinstance(node, dict):
-        for k, v in node.items():
-            _walk_ci(v, facts, commands, str(k))
-    elif isinstance(node, list):
-        for item in node:
-            _walk_ci(item, facts, commands, key)
-    elif isinstance(node, (str, int, float)):
-        if "python" in lowered and "pypy" not in str(node).lower():
-            facts.ci_pythons |= _versions(node)
-        elif lowered in ("toxenv", "tox_env", "tox-env"):
-            facts.ci_pythons |= _tox_env_versions(str(node))
-        if isinstance(node, str):
-            image = re.search(r"\bpython:(\d\.\d+)", node)
-            if image:
-                facts.ci_pythons.add(image.group(1))
-            if lowered in _COMMAND_KEYS:
-                commands.append(node)
-
-
-def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
-    line = line.lstrip("$ ").strip()
-    pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
-    if pip:
-        tokens = re.split(r"\s+", pip.group(1).split("&&")[0].split(";")[0].strip())
-        skip_next = False
-        for i, token in enumerate(tokens):
-            if skip_next:
-                skip_next = False
-                continue
-            if token in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(tokens):
-                if token in ("-r", "--requirement"):
-                    _add_requirement_token("-r " + tokens[i + 1], facts, tree)
-                skip_next = True
-                continue
-            if token == "-e":
-                continue
-            if token.startswith("-"):
-                continue
-            _add_requirement_token(token, facts, tree)
-        return
-    if _TEST_CMD.search(line) and not line.startswith("#"):
-        facts.test_commands.append(line)
-
-
-def _read_docs(path: str, text: str, facts: Facts) -> None:
-    excerpt = []
-    for line in text.splitlines():
-        stripped = line.strip().lstrip("$>").strip()
-        if re.match(r"^(python\d?(\.\d+)? -m )?(pytest|py\.test|pip install|tox|nox|make test|python setup\.py test|"
-                    r"python -m unittest)\b", stripped):
-            excerpt.append(stripped)
-            pip_extras = re.search(r"pip install\s+(?:-e\s+)?['\"]?\.\[([^\]]+)\]", stripped)
-            if pip_extras:
-                facts.wanted_extras += [e.strip() for e in pip_extras.group(1).split(",")]
-            if _TEST_CMD.search(stripped):
-                facts.test_commands.append(stripped)
-    if excerpt:
-        facts.sources[path] = "\n".join(excerpt)[:2000]
-
-
-# -- helpers ----------------------------------------------------------------------------------
-
-def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
-    token = unquote(token)
-    include = re.match(r"^-r\s*(\S+)$", token)
-    if include:
-        path = include.group(1).replace("{toxinidir}/", "")
-        body = tree.read(path)
-        if body is not None:
-            reqs, extras = parse_requirements_text(body, path, tree.read)
-            facts.test_requires += reqs
-            facts.wanted_extras += extras
-        return
-    local = re.match(r"^(?:-e\s*)?\.?/?\.?(\[[^\]]+\])$|^\.\[[^\]]+\]$", token)
-    if local or token.startswith(".["):
-        facts.wanted_extras += requirement_extras("x" + token[token.index("["):])
-        return
-    req = clean_requirement(token)
-    if req and requirement_name(req) not in (None, "pip", "setuptools", "wheel"):
-        facts.test_requires.append(req)
-
-
-def _ini(text: str) -> configparser.ConfigParser:
-    cfg = configparser.ConfigParser(interpolation=None, strict=False)
-    cfg.read_string(text)
-    return cfg
-
-
-def _lines(value: str) -> list[str]:
-    out = []
-    for line in value.splitlines():
-        line = line.split(" #", 1)[0].strip()
-        if line and not line.startswith("#"):
-            out.append(line)
-    return out
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return _lines(value)
-    if isinstance(value, (list, tuple)):
-        return [v for v in value if isinstance(v, str)]
-    return []
-
-
-def _versions(value: Any) -> set[str]:
-    if isinstance(value, float):
-        # YAML reads 3.10 as the float 3.1; no CI ever listed Python 3.1.
-        text = f"{value}"
-        return {"3.10"} if text == "3.1" else {text} if _VERSION.fullmatch(text) else set()
-    return {f"{m.group(1)}.{m.group(2)}" for m in _VERSION.finditer(str(value))}
-
-
-def _classifier_versions(classifiers: Any) -> set[str]:
-    out = set()
-    for item in classifiers or []:
-        match = re.search(r"Programming Language :: Python :: (\d\.\d+)\s*$", str(item))
-        if match:
-            out.add(match.group(1))
-    return out

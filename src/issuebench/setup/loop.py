@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench import config
 from issuebench.errors import IssuebenchError
-from issuebench.models import EnvSpec, TestStatus
+from issuebench.models import EnvSpec
 from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.memory import RecipeMemory
@@ -27,9 +24,10 @@ from issuebench.setup.plan import Plan, initial_plan
 from issuebench.setup.pyversions import installed_minors, rank_pythons, released_by, satisfies
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
+from issuebench.setup.runner import Progress, Run, Runner
+from issuebench.setup.sample import Sample, plan_samples, sample_command
 from issuebench.setup.source import SourceTree
 
-_PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
 _FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
 
 
@@ -45,6 +43,7 @@ class Attempt:
     error: str = ""                  # excerpt of the log that explains the failure
     fix: str | None = None           # the fix this failure led to (applied in the next attempt)
     seconds: float = 0.0
+    judged_on: str = ""              # "20 of 900 test files" when a large suite was sampled
     spec: dict[str, Any] = field(default_factory=dict)
 
 
@@ -94,36 +93,17 @@ class SetupResult:
         }
 
 
-@dataclass
-class _Run:
-    """One build + suite run."""
-
-    stage: str
-    log: str = ""
-    statuses: dict[str, TestStatus] = field(default_factory=dict)
-
-    @property
-    def counted(self) -> list[str]:
-        return [t for t, s in self.statuses.items() if s != TestStatus.SKIPPED]
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for s in self.statuses.values() if s in _PASSING)
-
-    @property
-    def failing(self) -> list[str]:
-        return sorted(t for t, s in self.statuses.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
-
-    def ratio(self) -> float:
-        return self.passed / len(self.counted) if self.counted else 0.0
-
-
 def setup_repository(src: str | Path, *, commit: str | None = None, date: str | None = None,
                      max_iterations: int = 4, model: str | ModelClient | None = None,
                      threshold: float = 0.95, builder: Any = None, sandbox: Any = None,
                      memory: RecipeMemory | bool | None = True, repo_name: str | None = None,
-                     test_timeout: float = 1200.0, work_dir: Path | None = None) -> SetupResult:
-    """Find how to install and test a repository at a commit (or a source folder at a date)."""
+                     test_timeout: float = 1200.0, work_dir: Path | None = None,
+                     progress: Progress | None = None) -> SetupResult:
+    """Find how to install and test a repository at a commit (or a source folder at a date).
+
+    `progress`, when given, receives a line whenever an attempt moves on and every few seconds
+    while its tests run.
+    """
     started = time.monotonic()
     tree = SourceTree.open(src, commit)
     when = normalise_date(date or tree.date())
@@ -141,23 +121,26 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     store = RecipeMemory() if memory is True else (memory or None)
     queue = [*(_remembered_plans(store, repo, when, facts, pythons) if store else []),
              initial_plan(facts, tree, date=when, pythons=pythons)]
-    runner = _Runner(builder, sandbox, test_timeout, work_dir, tree)
+    runner = Runner(builder, sandbox, test_timeout, work_dir, tree, progress)
     ctx = RuleContext(tree=tree, facts=facts)
     attempts: list[Attempt] = []
-    best: tuple[_Run, Plan] | None = None
+    best: tuple[Run, Plan] | None = None
     plan = queue.pop(0)
     try:
         for iteration in range(1, max(1, max_iterations) + 1):
             t0 = time.monotonic()
             ctx.pythons_tried.add(plan.spec.python)
-            run = runner.run(plan)
+            runner.say(f"attempt {iteration} [{plan.origin}]")
+            run, judged_on = _attempt(runner, plan, facts, tree, threshold)
             attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
-                              tests_run=len(run.counted), tests_passed=run.passed,
+                              tests_run=len(run.counted), tests_passed=run.passed, judged_on=judged_on,
                               spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
             attempts.append(attempt)
             if run.stage == "test" and (best is None or run.passed > best[0].passed):
                 best = (run, plan)
             accepted = run.stage == "test" and run.passed > 0 and run.ratio() >= threshold
+            runner.say(f"attempt {iteration}: {'accepted' if accepted else run.stage} "
+                       f"({run.passed}/{len(run.counted)} passed{', ' + judged_on if judged_on else ''})")
             if accepted:
                 attempt.stage = "accepted"
                 attempt.seconds = round(time.monotonic() - t0, 2)
@@ -193,6 +176,32 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     return _result(repo, tree, when, attempts, best, threshold, store, started)
 
 
+def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
+             threshold: float) -> tuple[Run, str]:
+    """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
+    when the sample passes, one confirmation run on a larger sample in the same environment."""
+    built, failed = runner.build(plan)
+    if built is None:
+        assert failed is not None
+        return failed, ""
+    samples = plan_samples(plan, facts, tree)
+    if samples is None:
+        return runner.test(built, plan, plan.suite_command, "whole suite"), ""
+    first, confirm = samples
+    run = runner.test(built, plan, sample_command(plan, first), f"sample of {first.describe()}")
+    if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
+        return run, first.describe()
+    return _confirm(runner, built, plan, first, confirm, run)
+
+
+def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
+             first_run: Run) -> tuple[Run, str]:
+    run = runner.test(built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}")
+    if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
+        return first_run, f"{first.describe()}; the confirmation run reported no test"
+    return run, confirm.describe()
+
+
 _TEST_FILE = re.compile(r"(^|/)(tests?|testing)/.*\.py$|(^|/)(test_[^/]*|[^/]*_test|tests?)\.py$")
 
 
@@ -204,7 +213,7 @@ def has_tests(tree: SourceTree, facts: Facts) -> bool:
 
 
 def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],
-            best: tuple[_Run, Plan] | None, threshold: float, store: RecipeMemory | None,
+            best: tuple[Run, Plan] | None, threshold: float, store: RecipeMemory | None,
             started: float) -> SetupResult:
     success = bool(attempts) and attempts[-1].stage == "accepted"
     if best is None:
@@ -271,74 +280,6 @@ def _ask_model(client: ModelClient, plan: Plan, facts: Facts, error: str, ctx: R
              f"test_cmd {proposal.test_cmd!r}" if proposal.test_cmd else "",
              f"env {proposal.env_vars}" if proposal.env_vars else ""]
     return Fix(plan.copy(**changes), "model: " + "; ".join(p for p in parts if p))
-
-
-class _Runner:
-    """Builds envs with EnvBuilder and runs the suite in the sandbox, each in a fresh workspace."""
-
-    def __init__(self, builder: Any, sandbox: Any, timeout: float, work_dir: Path | None,
-                 tree: SourceTree) -> None:
-        self._builder = builder
-        self._sandbox = sandbox
-        self.timeout = timeout
-        self.tree = tree
-        self.root = Path(work_dir) if work_dir else Path(
-            tempfile.mkdtemp(prefix="setup-", dir=config.workspaces_dir()))
-        self._owns_root = work_dir is None
-        self._count = 0
-
-    @property
-    def sandbox(self) -> Any:
-        if self._sandbox is None:
-            from issuebench.sandbox import get_sandbox
-
-            self._sandbox = get_sandbox()
-        return self._sandbox
-
-    @property
-    def builder(self) -> Any:
-        if self._builder is None:
-            from issuebench.envs.builder import EnvBuilder
-
-            self._builder = EnvBuilder(sandbox=self.sandbox)
-        return self._builder
-
-    def run(self, plan: Plan) -> _Run:
-        from issuebench.parsers import get_parser
-        from issuebench.sandbox import Limits
-
-        self._count += 1
-        workspace = self.root / f"attempt-{self._count}"
-        shutil.rmtree(workspace, ignore_errors=True)
-        self.tree.export(workspace)
-        try:
-            spec = plan.built_spec()
-            env = self.builder.ensure(spec, workspace)
-        except IssuebenchError as exc:
-            return _Run("build", log=self._build_log(spec, exc))
-        result = self.sandbox.run(["bash", "-c", plan.suite_command], workspace=workspace, binds=env.binds(),
-                                  env=env.run_env(), limits=Limits(timeout=self.timeout),
-                                  cwd=config.TESTBED_PATH)
-        log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
-        try:
-            statuses = get_parser(plan.spec.log_parser)(result.output)
-        except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash
-            statuses = {}
-            log += f"\n[parser {plan.spec.log_parser} failed: {exc}]"
-        return _Run("test", log=log, statuses=dict(statuses))
-
-    def _build_log(self, spec: EnvSpec, exc: IssuebenchError) -> str:
-        """The full build log when the builder kept one, else the error's own message."""
-        root = getattr(self.builder, "root", None)
-        if root is not None:
-            failed = Path(root) / f"{spec.env_hash()}.failed.log"
-            if failed.is_file():
-                return failed.read_text(encoding="utf-8", errors="replace") + "\n" + exc.message
-        return exc.message
-
-    def close(self) -> None:
-        if self._owns_root:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 def normalise_date(value: str | None) -> str | None:

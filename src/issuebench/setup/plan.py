@@ -74,7 +74,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     if runner == "pytest":
         tests.append("pytest")
     packages = merge(build, facts.setup_requires, runtime, tests,
-                     drop=[*_NEVER_INSTALL, *([self_name] if self_name else [])])
+                     drop=[*_NEVER_INSTALL, *([self_name] if self_name else [])], keep=runtime)
     installable = facts.has_setup_py or facts.has_pyproject_build
     env_vars = {} if installable else {"PYTHONPATH": _pythonpath(tree)}
     spec = EnvSpec(

@@ -93,17 +93,22 @@ def _join(folder: str, target: str) -> str:
     return "/".join(parts)
 
 
-def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = False) -> list[str]:
+def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = False,
+          keep: Iterable[str] = ()) -> list[str]:
     """One requirement per distribution, first seen wins unless a later one is more specific.
 
-    Development tools (linters, docs builders) are dropped unless keep_tools; so are names in drop.
+    Development tools (linters, docs builders) are dropped unless keep_tools or named in keep (a
+    project's own runtime requirements: sphinx needs sphinxcontrib-* to import at all); names in
+    drop are always dropped.
     """
     dropped = {canonical_name(d) for d in drop}
+    kept = {n for n in (requirement_name(k) for k in keep) if n}
     out: dict[str, str] = {}
     for group in groups:
         for req in group:
             name = requirement_name(req)
-            if name is None or name in dropped or (not keep_tools and is_ignored_tool(name)):
+            if name is None or name in dropped or (
+                    not keep_tools and name not in kept and is_ignored_tool(name)):
                 continue
             if name not in out or (_is_bare(out[name]) and not _is_bare(req)):
                 out[name] = req.strip()

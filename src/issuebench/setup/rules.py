@@ -102,7 +102,7 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
         if top in local:
             local_missing.append(top)
         elif top not in stdlib and not top.startswith("_"):
-            wanted.append(import_to_distribution(top))
+            wanted.append(import_to_distribution(module))
     if wanted:
         fix = _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")
         if fix:

@@ -27,6 +27,13 @@ def _git(repo: Path, *args: str, text: bool = True) -> subprocess.CompletedProce
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=text, check=False)
 
 
+def _is_bare(root: Path) -> bool:
+    """A bare clone (HEAD and objects/ at its top, no work tree)."""
+    if not ((root / "HEAD").is_file() and (root / "objects").is_dir()):
+        return False
+    return _git(root, "rev-parse", "--is-bare-repository").stdout.strip() == "true"
+
+
 @dataclass
 class SourceTree:
     """A repository snapshot: a git clone at `commit`, or a plain folder when commit is None."""
@@ -34,6 +41,8 @@ class SourceTree:
     root: Path
     commit: str | None = None
     _files: list[str] | None = field(default=None, repr=False)
+    # The folder name as the user gave it (a fetched clone may be a symlink to a folder named "repo").
+    given_name: str | None = None
 
     @classmethod
     def open(cls, src: str | Path, commit: str | None = None, clone_dir: Path | None = None) -> SourceTree:
@@ -41,21 +50,22 @@ class SourceTree:
         text = str(src)
         if "://" in text or text.startswith("git@"):
             return cls._clone(text, commit, clone_dir)
-        root = Path(src).expanduser().resolve()
+        given = Path(src).expanduser()
+        root = given.resolve()
         if not root.is_dir():
             raise InputError(root, "not a folder", hint="give a git clone, an unpacked source folder or a URL")
-        if (root / ".git").exists():
+        if (root / ".git").exists() or _is_bare(root):
             rev = _git(root, "rev-parse", "--verify", f"{commit or 'HEAD'}^{{commit}}")
             if rev.returncode != 0:
                 if commit:
                     raise InputError(root, f"commit {commit!r} not found in this clone",
                                      hint="fetch it first, or pass a commit that `git log` shows")
                 # A freshly initialised repository without commits: read it as a folder.
-                return cls(root, None)
-            return cls(root, rev.stdout.strip())
+                return cls(root, None, given_name=given.absolute().name)
+            return cls(root, rev.stdout.strip(), given_name=given.absolute().name)
         if commit:
             raise InputError(root, "--commit given but the folder is not a git clone")
-        return cls(root, None)
+        return cls(root, None, given_name=given.absolute().name)
 
     @classmethod
     def _clone(cls, url: str, commit: str | None, clone_dir: Path | None) -> SourceTree:
@@ -135,13 +145,23 @@ class SourceTree:
         return dt.datetime.fromtimestamp(newest, tz=dt.timezone.utc).isoformat(timespec="seconds")
 
     def repo_name(self) -> str:
-        """owner/name from the origin remote when there is one, else the folder name."""
+        """owner/name from the origin remote when there is one, else the folder name (a fetched
+        clone's `owner__name` read as owner/name)."""
         if self.commit:
             url = _git(self.root, "remote", "get-url", "origin").stdout.strip()
             if url:
                 parts = url.rstrip("/").removesuffix(".git").replace(":", "/").split("/")
                 return "/".join(parts[-2:])
-        return self.root.name
+        name = (self.given_name or self.root.name).removesuffix(".git")
+        return name.replace("__", "/", 1) if "__" in name else name
+
+    def nearest_tag(self) -> str | None:
+        """The nearest tag reachable from the commit: what a git-computed version is based on."""
+        if not self.commit:
+            return None
+        done = _git(self.root, "describe", "--tags", "--abbrev=0", self.commit)
+        tag = done.stdout.strip() if done.returncode == 0 else ""
+        return tag or None
 
     def export(self, dest: Path) -> Path:
         """Write the snapshot's files into dest (created), the workspace tests run in."""
@@ -154,11 +174,16 @@ class SourceTree:
                     raise IssuebenchError(f"{self.root}: git archive failed: {done.stderr.strip()[-300:]}")
                 with tarfile.open(archive) as tar:
                     tar.extractall(dest, filter="data")
-            # Tools such as setuptools-scm read the version from git: give them a repository.
+            # Tools such as setuptools-scm read the version from git: give them a repository,
+            # tagged with the commit's nearest tag, or the project calls itself 0.1.dev1 and its
+            # own version checks (pytest's `minversion`, say) stop every run.
             for args in (["init", "-q"], ["add", "-A"],
                          ["-c", "user.name=issuebench", "-c", "user.email=setup@issuebench",
                           "commit", "-q", "--no-verify", "-m", "snapshot"]):
                 _git(dest, *args)
+            tag = self.nearest_tag()
+            if tag:
+                _git(dest, "tag", tag, "HEAD")
         else:
             shutil.copytree(self.root, dest, dirs_exist_ok=True, symlinks=True,
                             ignore=shutil.ignore_patterns(".git", ".tox", ".nox", ".venv", "__pycache__"))

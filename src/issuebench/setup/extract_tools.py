@@ -1,0 +1,218 @@
+"""EXTRACT, part two: tox, nox, Makefiles, CI configurations and docs (test commands, Pythons,
+test requirements)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from issuebench.setup.facts import Facts, ini, lines, versions
+from issuebench.setup.requirements import (
+    clean_requirement,
+    parse_requirements_text,
+    requirement_extras,
+    requirement_name,
+    unquote,
+)
+from issuebench.setup.source import SourceTree
+
+_COMMAND_KEYS = {"run", "script", "install", "before_install", "before_script", "command", "test_script",
+                 "build_script", "commands", "steps"}
+_TEST_CMD = re.compile(r"(\bpy\.?test\b|python\d?(\.\d+)? -m (pytest|unittest|nose)\b|\bnosetests\b|"
+                       r"setup\.py test\b|\btrial\b)")
+
+
+# tox factors that name a Python or the plain test run; any other factor (numpy, twisted, freeze,
+# oldattrs, ...) marks a variant whose extra dependencies the ordinary test run does not need and
+# whose pins (an old attrs, say) contradict the main run's.
+_PLAIN_FACTOR = re.compile(r"^!?(py\d*|python\d*(\.\d+)?|test|tests|testing|unit|unittests?|cov|coverage|"
+                           r"full|all|ci|\{[^}]*\})$")
+_SKIP_ENV = re.compile(r"(lint|flake|docs|style|mypy|type|pep8|black|isort|format|release|build|pre-commit|"
+                       r"bench|codspeed|pyright|changelog|readme|cog|spell|manifest|pypy)")
+
+
+def read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
+    cfg = ini(text)
+    if cfg.has_option("tox", "envlist"):
+        facts.ci_pythons |= tox_env_versions(cfg.get("tox", "envlist"))
+    if cfg.has_section("pytest"):
+        facts.pytest_configured = True
+        facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
+    envs = [s for s in cfg.sections() if s == "testenv" or (
+        s.startswith("testenv:") and not _SKIP_ENV.search(s.split(":", 1)[1]))]
+    plain = [s for s in envs if s == "testenv" or _plain(s.split(":", 1)[1])]
+    # Variant environments only when the plain ones say nothing (some repositories have no base).
+    chosen = plain if any(cfg.get(s, key, fallback="").strip() for s in plain
+                          for key in ("deps", "commands")) else envs
+    for section in chosen:
+        for line in lines(cfg.get(section, "deps", fallback="")):
+            line = _tox_unfactor(line)
+            if line is None or line.startswith("{"):
+                continue
+            _add_requirement_token(line, facts, tree)
+        facts.wanted_extras += [e.strip() for e in re.split(r"[,\s]+", cfg.get(section, "extras", fallback=""))
+                                if e.strip() and _tox_unfactor(e.strip())]
+        for line in lines(cfg.get(section, "commands", fallback="")):
+            line = _tox_unfactor(line)
+            if line and _TEST_CMD.search(line):
+                line = re.sub(r"\{posargs[^}]*\}", "", line).replace("{envpython}", "python")
+                facts.test_commands.append(line)
+
+
+def _plain(factors: str) -> bool:
+    """Do these tox factors (`py37-numpy`, `py3`) describe the plain test run?"""
+    return all(_PLAIN_FACTOR.match(f) for f in re.split(r"-", factors) if f)
+
+
+def _tox_unfactor(line: str) -> str | None:
+    """Strip a tox factor condition; None for lines meant only for Python 2, lint, or a variant
+    factor (`numpy: numpy`), i.e. when no alternative of the condition is a plain run."""
+    match = re.match(r"^([\w.,!{}-]+):\s+(.*)$", line)
+    if not match:
+        return line
+    factors = match.group(1)
+    if re.search(r"(^|[,-])(py2\d?|py27|pypy|lint|docs)($|[,-])", factors) and "py3" not in factors:
+        return None
+    if not any(_plain(alternative) for alternative in _expand_braces(factors).split(",")):
+        return None
+    return match.group(2)
+
+
+def tox_env_versions(envlist: str) -> set[str]:
+    out = set()
+    for token in re.split(r"[,\s]+", _expand_braces(envlist)):
+        match = re.match(r"^py(\d)(\d+)", token)
+        if match:
+            out.add(f"{match.group(1)}.{match.group(2)}")
+    return out
+
+
+def _expand_braces(text: str) -> str:
+    match = re.search(r"([\w.-]*)\{([^{}]*)\}([\w.-]*)", text)
+    if not match:
+        return text
+    pre, body, post = match.groups()
+    expanded = ",".join(f"{pre}{part.strip()}{post}" for part in body.split(","))
+    return _expand_braces(text[:match.start()] + expanded + text[match.end():])
+
+
+def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
+    for match in re.finditer(r"python\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|'[^']*')", text):
+        facts.ci_pythons |= versions(match.group(1))
+    for match in re.finditer(r"session\.install\(([^)]*)\)", text):
+        for token in re.findall(r"[\"']([^\"']+)[\"']", match.group(1)):
+            _add_requirement_token(token, facts, tree)
+    for match in re.finditer(r"session\.run\(([^)]*)\)", text):
+        words = re.findall(r"[\"']([^\"']+)[\"']", match.group(1))
+        command = " ".join(words)
+        if _TEST_CMD.search(command):
+            facts.test_commands.append(command)
+
+
+def read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
+    for line in text.splitlines():
+        if line.startswith("\t") and _TEST_CMD.search(line):
+            facts.test_commands.append(line.strip().lstrip("@-").strip())
+
+
+# -- CI and docs ----------------------------------------------------------------------------
+
+def read_ci(path: str, text: str, facts: Facts, tree: SourceTree) -> None:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        facts.notes.append(f"{path}: not YAML ({str(exc)[:80]})")
+        return
+    commands: list[str] = []
+    _walk_ci(data, facts, commands, key="")
+    for command in commands:
+        for line in command.splitlines():
+            _read_command_line(line.strip(), facts, tree)
+
+
+def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
+    lowered = key.lower()
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _walk_ci(v, facts, commands, str(k))
+    elif isinstance(node, list):
+        for item in node:
+            _walk_ci(item, facts, commands, key)
+    elif isinstance(node, (str, int, float)):
+        if "python" in lowered and "pypy" not in str(node).lower():
+            facts.ci_pythons |= versions(node)
+        elif lowered in ("toxenv", "tox_env", "tox-env"):
+            facts.ci_pythons |= tox_env_versions(str(node))
+        if isinstance(node, str):
+            image = re.search(r"\bpython:(\d\.\d+)", node)
+            if image:
+                facts.ci_pythons.add(image.group(1))
+            if lowered in _COMMAND_KEYS:
+                commands.append(node)
+
+
+def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
+    line = line.lstrip("$ ").strip()
+    pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
+    if pip:
+        tokens = re.split(r"\s+", pip.group(1).split("&&")[0].split(";")[0].strip())
+        skip_next = False
+        for i, token in enumerate(tokens):
+            if skip_next:
+                skip_next = False
+                continue
+            if token in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(tokens):
+                if token in ("-r", "--requirement"):
+                    _add_requirement_token("-r " + tokens[i + 1], facts, tree)
+                skip_next = True
+                continue
+            if token == "-e":
+                continue
+            if token.startswith("-"):
+                continue
+            _add_requirement_token(token, facts, tree)
+        return
+    if _TEST_CMD.search(line) and not line.startswith("#"):
+        facts.test_commands.append(line)
+
+
+def read_docs(path: str, text: str, facts: Facts) -> None:
+    excerpt = []
+    for line in text.splitlines():
+        stripped = line.strip().lstrip("$>").strip()
+        if re.match(r"^(python\d?(\.\d+)? -m )?(pytest|py\.test|pip install|tox|nox|make test|python setup\.py test|"
+                    r"python -m unittest)\b", stripped):
+            excerpt.append(stripped)
+            pip_extras = re.search(r"pip install\s+(?:-e\s+)?['\"]?\.\[([^\]]+)\]", stripped)
+            if pip_extras:
+                facts.wanted_extras += [e.strip() for e in pip_extras.group(1).split(",")]
+            if _TEST_CMD.search(stripped):
+                facts.test_commands.append(stripped)
+    if excerpt:
+        facts.sources[path] = "\n".join(excerpt)[:2000]
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
+    token = unquote(token)
+    include = re.match(r"^-r\s*(\S+)$", token)
+    if include:
+        path = include.group(1).replace("{toxinidir}/", "")
+        body = tree.read(path)
+        if body is not None:
+            reqs, extras = parse_requirements_text(body, path, tree.read)
+            facts.test_requires += reqs
+            facts.wanted_extras += extras
+        return
+    local = re.match(r"^(?:-e\s*)?\.?/?\.?(\[[^\]]+\])$|^\.\[[^\]]+\]$", token)
+    if local or token.startswith(".["):
+        facts.wanted_extras += requirement_extras("x" + token[token.index("["):])
+        return
+    req = clean_requirement(token)
+    if req and requirement_name(req) not in (None, "pip", "setuptools", "wheel"):
+        facts.test_requires.append(req)
+
+

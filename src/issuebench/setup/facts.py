@@ -1,0 +1,96 @@
+"""What a repository says about installing and testing itself (`Facts`), and the small text
+helpers every reader shares."""
+
+from __future__ import annotations
+
+import configparser
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from issuebench.setup.requirements import requirement_name
+
+TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci")
+_VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
+
+
+@dataclass
+class Facts:
+    """What a repository says about installing and testing itself."""
+
+    name: str | None = None
+    requires_python: list[str] = field(default_factory=list)     # specifier strings, all apply
+    ci_pythons: set[str] = field(default_factory=set)              # "3.8" etc. from CI, tox, nox
+    classifier_pythons: set[str] = field(default_factory=set)
+    build_backend: str | None = None
+    build_requires: list[str] = field(default_factory=list)
+    has_setup_py: bool = False
+    has_pyproject_build: bool = False
+    install_requires: list[str] = field(default_factory=list)
+    setup_requires: list[str] = field(default_factory=list)
+    extras: dict[str, list[str]] = field(default_factory=dict)
+    wanted_extras: list[str] = field(default_factory=list)        # extras a tox/CI/docs install names
+    test_requires: list[str] = field(default_factory=list)        # tests_require, tox deps, CI installs
+    test_commands: list[str] = field(default_factory=list)        # raw commands that run tests
+    pytest_configured: bool = False
+    pytest_testpaths: list[str] = field(default_factory=list)
+    unittest_suite: bool = False
+    old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
+    sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def uses_pytest(self) -> bool:
+        names = {requirement_name(r) for r in self.all_test_requirements()}
+        return (self.pytest_configured or "pytest" in names
+                or any(re.search(r"py\.?test", c) for c in self.test_commands))
+
+    def all_test_requirements(self) -> list[str]:
+        chosen = [e for e in self.extras if e.lower() in TEST_EXTRAS[:3]] or \
+                 [e for e in self.extras if e.lower() in TEST_EXTRAS]
+        reqs = list(self.test_requires)
+        for extra in dict.fromkeys(chosen + [e for e in self.wanted_extras if e in self.extras]):
+            reqs += self.extras[extra]
+        return reqs
+
+
+# -- text helpers ---------------------------------------------------------------------------
+
+def ini(text: str) -> configparser.ConfigParser:
+    cfg = configparser.ConfigParser(interpolation=None, strict=False)
+    cfg.read_string(text)
+    return cfg
+
+
+def lines(value: str) -> list[str]:
+    out = []
+    for line in value.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line and not line.startswith("#"):
+            out.append(line)
+    return out
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return lines(value)
+    if isinstance(value, (list, tuple)):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def versions(value: Any) -> set[str]:
+    if isinstance(value, float):
+        # YAML reads 3.10 as the float 3.1; no CI ever listed Python 3.1.
+        text = f"{value}"
+        return {"3.10"} if text == "3.1" else {text} if _VERSION.fullmatch(text) else set()
+    return {f"{m.group(1)}.{m.group(2)}" for m in _VERSION.finditer(str(value))}
+
+
+def classifier_versions(classifiers: Any) -> set[str]:
+    out = set()
+    for item in classifiers or []:
+        match = re.search(r"Programming Language :: Python :: (\d\.\d+)\s*$", str(item))
+        if match:
+            out.add(match.group(1))
+    return out

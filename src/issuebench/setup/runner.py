@@ -1,0 +1,182 @@
+"""Build a plan's environment and run tests in it, with progress while it runs.
+
+Attempts reuse what earlier ones built: the uv cache makes installing the same packages again
+cheap, and a later attempt on the same Python reuses the earlier attempt's workspace (tracked
+files restored), so in-place compiled extensions and build folders are not built again.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from issuebench import config
+from issuebench.errors import IssuebenchError
+from issuebench.models import EnvSpec, TestStatus
+from issuebench.setup.plan import Plan
+from issuebench.setup.source import SourceTree
+
+_PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
+PROGRESS_SECONDS = 15.0
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Run:
+    """One build + test run."""
+
+    stage: str                  # "build" | "test"
+    log: str = ""
+    statuses: dict[str, TestStatus] = field(default_factory=dict)
+
+    @property
+    def counted(self) -> list[str]:
+        return [t for t, s in self.statuses.items() if s != TestStatus.SKIPPED]
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for s in self.statuses.values() if s in _PASSING)
+
+    @property
+    def failing(self) -> list[str]:
+        return sorted(t for t, s in self.statuses.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
+
+    def ratio(self) -> float:
+        return self.passed / len(self.counted) if self.counted else 0.0
+
+
+@dataclass
+class Built:
+    env: Any
+    workspace: Path
+
+
+class Runner:
+    """Builds envs with EnvBuilder and runs tests in the sandbox."""
+
+    def __init__(self, builder: Any, sandbox: Any, timeout: float, work_dir: Path | None,
+                 tree: SourceTree, progress: Progress | None = None) -> None:
+        self._builder = builder
+        self._sandbox = sandbox
+        self.timeout = timeout
+        self.tree = tree
+        self.progress = progress
+        self.root = Path(work_dir) if work_dir else Path(
+            tempfile.mkdtemp(prefix="setup-", dir=config.workspaces_dir()))
+        self._owns_root = work_dir is None
+        self._workspaces: dict[str, Path] = {}     # python minor -> workspace of its last attempt
+
+    @property
+    def sandbox(self) -> Any:
+        if self._sandbox is None:
+            from issuebench.sandbox import get_sandbox
+
+            self._sandbox = get_sandbox()
+        return self._sandbox
+
+    @property
+    def builder(self) -> Any:
+        if self._builder is None:
+            from issuebench.envs.builder import EnvBuilder
+
+            self._builder = EnvBuilder(sandbox=self.sandbox)
+        return self._builder
+
+    def say(self, text: str) -> None:
+        if self.progress is not None:
+            self.progress(text)
+
+    def build(self, plan: Plan) -> tuple[Built | None, Run | None]:
+        """The plan's env over a workspace, or the failed build as a Run."""
+        spec = plan.built_spec()
+        workspace = self._workspace(spec.python)
+        self.say(f"building python {spec.python} with {len(spec.packages)} packages")
+        try:
+            env = self._ensure(spec, workspace)
+        except IssuebenchError as exc:
+            return None, Run("build", log=self._build_log(spec, exc))
+        return Built(env, workspace), None
+
+    def test(self, built: Built, plan: Plan, command: str, what: str) -> Run:
+        """Run `command` over the built workspace and parse its log with the plan's parser."""
+        from issuebench.parsers import get_parser
+        from issuebench.sandbox import Limits
+
+        out = built.workspace.parent / f"{built.workspace.name}.out"
+        self.say(f"testing ({what})")
+        stop = threading.Event()
+        watcher = threading.Thread(target=self._watch, args=(out, what, stop), daemon=True)
+        watcher.start()
+        try:
+            result = self.sandbox.run(["bash", "-c", command], workspace=built.workspace,
+                                      binds=built.env.binds(), env=built.env.run_env(),
+                                      limits=Limits(timeout=self.timeout), cwd=config.TESTBED_PATH,
+                                      output_path=out)
+        finally:
+            stop.set()
+            watcher.join()
+            out.unlink(missing_ok=True)
+        log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
+        try:
+            statuses = get_parser(plan.spec.log_parser)(result.output)
+        except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash
+            statuses = {}
+            log += f"\n[parser {plan.spec.log_parser} failed: {exc}]"
+        return Run("test", log=log, statuses=dict(statuses))
+
+    def _watch(self, out: Path, what: str, stop: threading.Event) -> None:
+        """Report elapsed time and output so far until `stop` (the run's log grows as it goes)."""
+        started = time.monotonic()
+        while not stop.wait(PROGRESS_SECONDS):
+            try:
+                text = out.read_bytes()[-20000:].decode("utf-8", errors="replace")
+            except OSError:
+                text = ""
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            last = lines[-1][:100] if lines else "no output yet"
+            self.say(f"  {what}: {time.monotonic() - started:.0f}s, {out.stat().st_size if out.exists() else 0} "
+                     f"bytes of output; last: {last}")
+
+    def _workspace(self, python: str) -> Path:
+        """The earlier attempt's workspace on this Python with tracked files restored, else a
+        fresh export of the snapshot."""
+        previous = self._workspaces.get(python)
+        if previous is not None and (previous / ".git").is_dir():
+            done = subprocess.run(["git", "-C", str(previous), "checkout", "-q", "--", "."],
+                                  capture_output=True, check=False)
+            if done.returncode == 0:
+                return previous
+        workspace = self.root / f"attempt-py{python}-{len(list(self.root.iterdir()))}"
+        shutil.rmtree(workspace, ignore_errors=True)
+        self.tree.export(workspace)
+        self._workspaces[python] = workspace
+        return workspace
+
+    def _ensure(self, spec: EnvSpec, workspace: Path) -> Any:
+        if (workspace / ".git").is_dir():
+            from issuebench.harness.overlay import ensure_env_with_overlay
+
+            # What the install writes into the tree (egg-info, in-place extensions) comes with an
+            # env built by an earlier run, as it does for the harness.
+            return ensure_env_with_overlay(self.builder, spec, workspace)
+        return self.builder.ensure(spec, workspace)
+
+    def _build_log(self, spec: EnvSpec, exc: IssuebenchError) -> str:
+        """The full build log when the builder kept one, else the error's own message."""
+        root = getattr(self.builder, "root", None)
+        if root is not None:
+            failed = Path(root) / f"{spec.env_hash()}.failed.log"
+            if failed.is_file():
+                return failed.read_text(encoding="utf-8", errors="replace") + "\n" + exc.message
+        return exc.message
+
+    def close(self) -> None:
+        if self._owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)

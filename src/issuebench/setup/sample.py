@@ -1,0 +1,101 @@
+"""Judge an attempt on a sample of a large suite's test files, then confirm once on more.
+
+Running the whole of a large suite (sympy's takes over an hour on two cores) for every attempt
+makes setup useless; whether an environment works shows in any spread of test files. An attempt
+runs a sample spread over the suite's folders; once it passes, one confirmation run on a larger
+sample decides. The recipe's suite command still names the whole suite.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from issuebench.setup.extract import Facts
+from issuebench.setup.plan import Plan
+from issuebench.setup.source import SourceTree
+
+# A suite with more test files than this is judged on samples.
+LARGE_SUITE_FILES = 60
+SAMPLE_FILES = 20
+CONFIRM_FILES = 60
+# pytest's default python_files patterns.
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+
+
+@dataclass(frozen=True)
+class Sample:
+    files: list[str]            # the files this run covers
+    total: int                  # test files in the whole suite
+
+    def describe(self) -> str:
+        return f"{len(self.files)} of {self.total} test files"
+
+
+def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
+    """The test files the plan's whole-suite run would collect (pytest runner only)."""
+    if plan.runner != "pytest":
+        return []
+    roots = [a.rstrip("/") for a in _paths(plan.test_args)] or \
+        [p.rstrip("/") for p in facts.pytest_testpaths if p] or [""]
+    out = []
+    for path in tree.files():
+        if not _TEST_FILE.search(path) or "/site-packages/" in path:
+            continue
+        if any(not root or path == root or path.startswith(root + "/") for root in roots):
+            out.append(path)
+    return out
+
+
+def pick(files: list[str], count: int, offset: int = 0) -> list[str]:
+    """`count` files spread evenly over the sorted list (every k-th), starting at `offset`,
+    so every part of the suite (every subpackage's tests) is represented."""
+    ordered = sorted(files)
+    if len(ordered) <= count:
+        return ordered
+    step = len(ordered) / count
+    return [ordered[min(len(ordered) - 1, int(i * step + offset) % len(ordered))] for i in range(count)]
+
+
+def plan_samples(plan: Plan, facts: Facts, tree: SourceTree) -> tuple[Sample, Sample] | None:
+    """(the sample each attempt runs, the larger confirmation sample), or None for a small suite."""
+    files = suite_files(plan, facts, tree)
+    if len(files) <= LARGE_SUITE_FILES:
+        return None
+    first = pick(files, SAMPLE_FILES)
+    # The confirmation covers files the first sample did not, plus the first sample itself.
+    more = list(dict.fromkeys([*first, *pick(files, CONFIRM_FILES - SAMPLE_FILES, offset=1)]))
+    return Sample(first, len(files)), Sample(more, len(files))
+
+
+def sample_command(plan: Plan, sample: Sample) -> str:
+    """The plan's suite command restricted to the sample's files (its options kept)."""
+    options = _options(plan.test_args)
+    return " ".join([plan.spec.test_cmd, *(shlex.quote(a) for a in [*options, *sample.files])])
+
+
+def _paths(args: list[str]) -> list[str]:
+    return [a for a, is_path in _classify(args) if is_path]
+
+
+def _options(args: list[str]) -> list[str]:
+    return [a for a, is_path in _classify(args) if not is_path]
+
+
+def _classify(args: list[str]) -> list[tuple[str, bool]]:
+    """Each suite argument with whether it is a path (an option's value is not)."""
+    from issuebench.setup.plan import _TAKES_VALUE
+
+    out: list[tuple[str, bool]] = []
+    value_next = False
+    for arg in args:
+        if value_next:
+            out.append((arg, False))
+            value_next = False
+        elif arg.startswith("-"):
+            out.append((arg, False))
+            value_next = "=" not in arg and arg in _TAKES_VALUE
+        else:
+            out.append((arg, True))
+    return out
