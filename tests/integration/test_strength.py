@@ -1,0 +1,125 @@
+"""Wider tests and test strength on a small real repository: real git, environments and sandbox.
+
+The project has one module with two functions, `pages` (the bug) and `chunks` (untouched by the
+fix), and tests for both. Two tasks share the gold fix of `pages`: one whose tests pin it down at
+two points (strong), one that checks a single value (weak, so a wrong fix passes).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from issuebench.harness import build_context, run_evaluation
+from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
+from issuebench.strength.test_strength import measure_tasks
+from issuebench.strength.wider import summary_section, wider_tests_pass
+from tests.gitrepo import diff_between, git, init_repo
+
+pytestmark = pytest.mark.xdist_group("demo-eval")
+
+OPS = '''"""Paging helpers."""
+
+
+def pages(n, per_page):
+    """How many pages hold n items."""
+    return n // per_page{fix}
+
+
+def chunks(items, size):
+    """items cut into lists of at most size."""
+    return [items[i:i + size] for i in range(0, len(items), size)]
+'''
+BUGGY = OPS.format(fix="")
+TESTS = '''import unittest
+
+from paging.ops import chunks, pages
+
+
+class PagesTest(unittest.TestCase):
+    def test_exact(self):
+        self.assertEqual(pages(9, 3), 3)
+{extra}
+
+class ChunksTest(unittest.TestCase):
+    def test_chunks(self):
+        self.assertEqual(chunks([1, 2, 3], 2), [[1, 2], [3]])
+'''
+STRONG = '''
+    def test_partial_page(self):
+        self.assertEqual(pages(10, 3), 4)
+        self.assertEqual(pages(9, 3), 3)
+'''
+WEAK = '''
+    def test_partial_page(self):
+        self.assertEqual(pages(10, 3), 4)
+'''
+SPEC = EnvSpec(python="3.11", seed_pip=False, test_cmd="python -m unittest -v", log_parser="unittest",
+               env_vars={"PYTHONPATH": "src"}, exclude_newer_source="none")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """(repos dir, base commit, gold patch, test patches {strong, weak}, a patch that breaks chunks)."""
+    root = tmp_path_factory.mktemp("repos")
+    repo = root / "demo__paging"
+    base = init_repo(repo, {"src/paging/__init__.py": "", "src/paging/ops.py": BUGGY,
+                            "tests/__init__.py": "", "tests/test_ops.py": TESTS.format(extra="")})
+    fixed = OPS.format(fix=" + (1 if n % per_page else 0)")
+    git(repo, "checkout", "-q", "-b", "fix")
+    (repo / "src/paging/ops.py").write_text(fixed)
+    git(repo, "commit", "-qam", "fix")
+    gold = diff_between(repo, base, "HEAD")
+    # Fixes pages like gold, and breaks chunks, which no graded list mentions.
+    (repo / "src/paging/ops.py").write_text(fixed + "\n\nchunks = lambda items, size: [items]\n")
+    breaker = git(repo, "diff", base, "--", "src") + "\n"
+    git(repo, "checkout", "-q", "--", "src")
+    patches = {}
+    for name, extra in (("strong", STRONG), ("weak", WEAK)):
+        (repo / "tests/test_ops.py").write_text(TESTS.format(extra=extra))
+        patches[name] = git(repo, "diff") + "\n"
+        git(repo, "checkout", "-q", "--", "tests/test_ops.py")
+    git(repo, "checkout", "-q", "main")
+    return root, base, gold, patches, breaker
+
+
+def task(project, kind: str, pass_to_pass: list[str] | None = None) -> Task:
+    _, base, gold, patches, _ = project
+    return Task(instance_id=f"demo__paging-{kind}", repo="demo/paging", base_commit=base, patch=gold,
+                test_patch=patches[kind], FAIL_TO_PASS=["tests.test_ops.PagesTest.test_partial_page"],
+                PASS_TO_PASS=pass_to_pass if pass_to_pass is not None else ["tests.test_ops.PagesTest.test_exact"],
+                env=SPEC)
+
+
+def ctx(project, tmp_path, run_id="r"):
+    return build_context(output_dir=tmp_path, run_id=run_id, repos_dir=project[0], timeout=120,
+                         python_fallback="nearest")
+
+
+def test_a_resolved_patch_that_breaks_an_ungraded_test_is_named(project, tmp_path):
+    t = task(project, "strong")
+    wrong = project[4]
+    preds = [Prediction(instance_id=t.instance_id, model_name_or_path="breaker", model_patch=wrong),
+             Prediction(instance_id=t.instance_id, model_name_or_path="clean", model_patch=project[2])]
+    c = ctx(project, tmp_path)
+    result = run_evaluation([t], preds, c, workers=1)
+    assert {r.status for r in result.reports} == {InstanceStatus.RESOLVED}  # the official verdict stays
+    wider = {w.model: w for w in wider_tests_pass(result.reports, [t], preds, c, "modules")}
+    assert wider["breaker"].status == "checked" and wider["breaker"].breaks == ["tests.test_ops.ChunksTest.test_chunks"]
+    assert wider["clean"].status == "checked" and wider["clean"].breaks == [] and wider["clean"].compared >= 1
+    section = summary_section([wider["breaker"]], [t.instance_id], "modules")
+    assert section["strict_resolved_instances"] == 0 and section["breaking_ids"] == [t.instance_id]
+    saved = json.loads((c.layout.instance_dir("breaker", t.instance_id) / "wider_tests.json").read_text())
+    assert saved["breaks"] == ["tests.test_ops.ChunksTest.test_chunks"]
+
+
+def test_weak_tests_let_a_mutant_survive_and_strong_ones_do_not(project, tmp_path):
+    tasks = [task(project, "strong"), task(project, "weak", pass_to_pass=[])]
+    results = {r.instance_id: r for r in measure_tasks(tasks, ctx(project, tmp_path), limit=20)}
+    strong, weak = results["demo__paging-strong"], results["demo__paging-weak"]
+    assert strong.status == weak.status == "measured", (strong.reason, weak.reason)
+    assert strong.strength == 1.0, [m.description for m in strong.survivors]
+    assert weak.strength is not None and weak.strength < 1.0
+    survivor = weak.survivors[0]
+    assert survivor.line == 6 and "ops.py" in survivor.patch
