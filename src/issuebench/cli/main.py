@@ -27,6 +27,7 @@ _COMMAND_MODULES = [
     "setup_cmd",
     "collect_cmd",
     "analysis_cmd",
+    "agent_cmd",
 ]
 
 for _name in _COMMAND_MODULES:

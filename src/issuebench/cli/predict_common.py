@@ -1,0 +1,36 @@
+"""What `infer` and `agent` share on the command line: picking the tasks and making the model."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from issuebench.cli.common import err_console
+from issuebench.datasets import load_tasks
+from issuebench.models import Task
+
+
+def select_tasks(dataset: str, split: str, instance_ids: list[str] | None,
+                 repos: Path | None) -> tuple[list[Task], Path | None, bool]:
+    """(tasks, repos folder, whether the demo's stand-in Python rule applies)."""
+    tasks = load_tasks(dataset, split=split)
+    demo = dataset == "demo"
+    if demo:
+        from issuebench.demo import demo_repos_dir
+
+        repos = repos or demo_repos_dir()
+    if instance_ids:
+        wanted = set(instance_ids)
+        missing = sorted(wanted - {t.instance_id for t in tasks})
+        if missing:
+            err_console.print(f"[yellow]warning:[/] not in the dataset, skipped: {', '.join(missing)}")
+        tasks = [t for t in tasks if t.instance_id in wanted]
+    return tasks, repos, demo
+
+
+def route_warnings() -> None:
+    """Library warnings (an unpriced model, say) print as one yellow line each, not a Python dump."""
+    def _show(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]
+        err_console.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+    warnings.showwarning = _show
