@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@$(PY_BOOTSTRAP) scripts/check-python.py
 	@test -x $(BIN)/python || $(PY_BOOTSTRAP) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
 	@touch $(STAMP)
 
 install: $(STAMP)
