@@ -37,7 +37,12 @@ def _first_error(exc: ValidationError) -> tuple[str, str]:
 
 def _records_from_json_file(path: Path) -> Iterator[tuple[int | None, Any]]:
     """Yield (line number or None, record) from a .json or .jsonl file."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text (byte {exc.start})", hint="give a JSON Lines file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
     if path.suffix == ".json":
         try:
             data = json.loads(text)
@@ -70,25 +75,51 @@ def _records_from_json_file(path: Path) -> Iterator[tuple[int | None, Any]]:
 
 
 def _records_from_parquet(path: Path) -> Iterator[tuple[int | None, Any]]:
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(path, f"not a readable parquet file: {str(exc).splitlines()[0][:200]}",
+                         hint="download it again, or pass the dataset as .jsonl") from None
     yield from enumerate(table.to_pylist(), start=1)
 
 
-def _task_from_record(path: Path | str, lineno: int | None, record: Any) -> Task:
+# The fields grading reads. A row without them would grade any patch, even an empty diff, as resolved.
+TEST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+def _check_test_fields(path: Path | str, lineno: int | None, record: dict[str, Any]) -> None:
+    rid = record.get("instance_id")
+    prefix = f"instance {rid!r}: " if rid else ""
+    for name in TEST_FIELDS:
+        if record.get(name) is None:
+            raise InputError(path, prefix + "required field is missing", line=lineno, field=name,
+                             hint="each task needs FAIL_TO_PASS and PASS_TO_PASS (lists of test names; "
+                                  "`issuebench validate` computes them)")
+
+
+def _task_from_record(path: Path | str, lineno: int | None, record: Any, require_tests: bool = True) -> Task:
     if not isinstance(record, dict):
         raise InputError(path, f"expected an object, got {type(record).__name__}", line=lineno)
+    if require_tests:
+        _check_test_fields(path, lineno, record)
     try:
-        return Task.model_validate(record)
+        task = Task.model_validate(record)
     except ValidationError as exc:
         loc, msg = _first_error(exc)
         rid = record.get("instance_id")
         prefix = f"instance {rid!r}: " if rid else ""
         raise InputError(path, prefix + msg, line=lineno, field=loc) from None
+    if require_tests and not task.FAIL_TO_PASS:
+        raise InputError(path, f"instance {task.instance_id!r}: the list is empty, so any patch would resolve "
+                         "the task", line=lineno, field="FAIL_TO_PASS",
+                         hint="list the tests the fix makes pass, or run `issuebench validate` to find them")
+    return task
 
 
-def _load_task_file(path: Path) -> list[Task]:
+def _load_task_file(path: Path, require_tests: bool = True) -> list[Task]:
     if path.suffix == ".parquet":
         records: Iterable[tuple[int | None, Any]] = _records_from_parquet(path)
     elif path.suffix in (".json", ".jsonl"):
@@ -96,7 +127,7 @@ def _load_task_file(path: Path) -> list[Task]:
     else:
         raise InputError(path, f"unknown dataset file type '{path.suffix}'",
                          hint="use .json, .jsonl or .parquet")
-    tasks = [_task_from_record(path, lineno, rec) for lineno, rec in records]
+    tasks = [_task_from_record(path, lineno, rec, require_tests) for lineno, rec in records]
     _reject_duplicate_tasks(path, tasks)
     return tasks
 
@@ -109,7 +140,7 @@ def _reject_duplicate_tasks(path: Path | str, tasks: list[Task]) -> None:
         seen.add(task.instance_id)
 
 
-def _load_hub(name: str, split: str) -> list[Task]:
+def _load_hub(name: str, split: str, require_tests: bool) -> list[Task]:
     try:
         from huggingface_hub import snapshot_download  # type: ignore[import-not-found]
     except ImportError:
@@ -122,10 +153,10 @@ def _load_hub(name: str, split: str) -> list[Task]:
     except Exception as exc:  # any network or hub failure is one line for the user
         raise IssuebenchError(f"could not download '{name}' from the hub (offline?): {type(exc).__name__}",
                               hint="pass a local .jsonl/.parquet file instead") from None
-    return _load_folder(folder, split)
+    return _load_folder(folder, split, require_tests)
 
 
-def _load_folder(folder: Path, split: str) -> list[Task]:
+def _load_folder(folder: Path, split: str, require_tests: bool) -> list[Task]:
     candidates = sorted(folder.rglob(f"{split}*.parquet")) or sorted(folder.rglob(f"{split}*.jsonl"))
     if not candidates:
         candidates = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*.parquet"))
@@ -134,13 +165,17 @@ def _load_folder(folder: Path, split: str) -> list[Task]:
                          hint="pass the file itself, or --split NAME")
     tasks: list[Task] = []
     for file in candidates:
-        tasks.extend(_load_task_file(file))
+        tasks.extend(_load_task_file(file, require_tests))
     _reject_duplicate_tasks(folder, tasks)
     return tasks
 
 
-def load_tasks(source: str | Path, split: str = "test") -> list[Task]:
-    """Load a dataset. Raises InputError naming the file, line and field of the first bad row."""
+def load_tasks(source: str | Path, split: str = "test", *, require_tests: bool = True) -> list[Task]:
+    """Load a dataset. Raises InputError naming the file, line and field of the first bad row.
+
+    require_tests: every row must list its FAIL_TO_PASS (non-empty) and PASS_TO_PASS tests, as
+    grading needs; off for candidates that `validate` has yet to give them, and for analysis.
+    """
     text = str(source)
     if text == "demo":
         from issuebench.demo import demo_tasks
@@ -148,12 +183,12 @@ def load_tasks(source: str | Path, split: str = "test") -> list[Task]:
         return demo_tasks()
     path = Path(text)
     if path.is_dir():
-        return _load_folder(path, split)
+        return _load_folder(path, split, require_tests)
     if path.exists():
-        return _load_task_file(path)
+        return _load_task_file(path, require_tests)
     name = HUB_ALIASES.get(text.lower(), text)
     if "/" in name and not path.suffix:
-        return _load_hub(name, split)
+        return _load_hub(name, split, require_tests)
     raise InputError(path, "no such file or folder",
                      hint="give a .json/.jsonl/.parquet file, a folder, 'demo', or a hub name")
 
@@ -193,6 +228,8 @@ def load_predictions(source: str | Path, tasks: Iterable[Task], *, allow_duplica
     path = Path(text)
     if not path.exists():
         raise InputError(path, "no such predictions file", hint="give a .jsonl or .json file, or the word 'gold'")
+    if path.is_dir():
+        raise InputError(path, "is a folder, not a predictions file", hint="give a .jsonl or .json file")
     if path.suffix not in (".json", ".jsonl"):
         raise InputError(path, f"unknown predictions file type '{path.suffix}'", hint="use .jsonl or .json")
     by_id: dict[str, Prediction] = {}

@@ -22,15 +22,21 @@ class InputError(IssuebenchError):
 
     def __init__(self, path: str | Path | None, message: str, *, line: int | None = None,
                  field: str | None = None, hint: str | None = None) -> None:
-        where = str(path) if path is not None else "<input>"
-        if line is not None:
-            where += f":{line}"
+        parts = [str(path) + (f":{line}" if line is not None else "")] if path is not None else []
         if field is not None:
-            where += f": field '{field}'"
-        super().__init__(f"{where}: {message}", hint=hint)
+            # Without a file, the field is a command-line option (--cutoff) or a named setting.
+            parts.append(f"option {field}" if field.startswith("-") else f"field '{field}'")
+        super().__init__(": ".join([*parts, message]), hint=hint)
         self.path = path
         self.line = line
         self.field = field
+
+
+class OptionError(InputError):
+    """A command-line option with a value that cannot work: names the option and what it accepts."""
+
+    def __init__(self, option: str, message: str, *, hint: str | None = None) -> None:
+        super().__init__(None, message, field=option, hint=hint)
 
 
 class MissingSystemPiece(IssuebenchError):

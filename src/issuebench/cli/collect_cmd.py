@@ -74,7 +74,8 @@ def collect_command(
 
 @friendly_errors
 def validate_command(
-    tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, or any dataset."),
+    tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, any dataset, "
+                                      "or 'demo'."),
     repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per side; a test must agree in all of them."),
     output: Path = typer.Option(Path("tasks.jsonl"), "--output", "-o", help="Validated tasks (SWE-bench JSONL)."),
@@ -89,9 +90,10 @@ def validate_command(
     from issuebench.collect.validate import harness_runner, validate
     from issuebench.datasets import load_tasks
 
-    if not tasks_file.exists():
-        raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`")
-    tasks = load_tasks(str(tasks_file))
+    if not tasks_file.exists() and str(tasks_file) != "demo":
+        raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
+    # Candidates have no test lists yet: finding them is what validation does.
+    tasks = load_tasks(str(tasks_file), require_tests=False)
     spec = load_recipe(recipe) if recipe else None
     with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
         runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,

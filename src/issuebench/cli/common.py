@@ -8,13 +8,27 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from typer.core import TyperOption
 
-from issuebench.errors import IssuebenchError
+from issuebench.errors import IssuebenchError, OptionError
 
 console = Console()
 err_console = Console(stderr=True, soft_wrap=True)  # ids and paths in messages stay whole
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The exit status of a run stopped by Ctrl-C, as a shell reports it (128 + SIGINT).
+EXIT_INTERRUPTED = 130
+
+_typer_type_label = TyperOption.display_type_rich
+
+
+def _type_label(self: TyperOption, ctx: Any) -> str | None:
+    # Typer labels every flag "<bool>"; a flag takes no value, so its help shows none.
+    return None if self.is_flag else _typer_type_label(self, ctx)
+
+
+TyperOption.display_type_rich = _type_label  # type: ignore[method-assign]
 
 
 def friendly_errors(func: F) -> F:
@@ -30,8 +44,25 @@ def friendly_errors(func: F) -> F:
             if exc.hint:
                 err_console.print(f"  [yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err_console.print("interrupted", highlight=False)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def check_choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
+    """One line naming the option and its choices, before any work starts."""
+    if value not in allowed:
+        raise OptionError(option, f"unknown value {value!r}", hint=f"use one of: {', '.join(allowed)}")
+    return value
+
+
+def check_positive(option: str, value: float | None, *, integer: bool = False) -> None:
+    """Counts and durations must be above zero (None means the default)."""
+    if value is not None and value <= 0:
+        what = "a whole number of 1 or more" if integer else "a number of seconds above 0"
+        raise OptionError(option, f"must be {what}, got {value:g}")
 
 
 def run_guarded(app: typer.Typer) -> int:

@@ -112,7 +112,7 @@ def build_cmd(
     from issuebench.harness.repos import find_repo
     from issuebench.harness.workspace import create_workspace, remove_workspace
 
-    tasks = load_tasks(dataset)
+    tasks = load_tasks(dataset, require_tests=False)  # building needs no test lists
     if instance_ids:
         tasks = [t for t in tasks if t.instance_id in set(instance_ids)]
     builder = EnvBuilder(python_fallback=python_fallback, offline=offline, rebuild=rebuild)

@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import re
+import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import (
+    EXIT_INTERRUPTED,
+    check_choice,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+)
 from issuebench.cli.eval_view import print_result, status_text
+from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.datasets import load_predictions, load_tasks
-from issuebench.errors import IssuebenchError
+from issuebench.errors import InputError, MissingSystemPiece, OptionError
+from issuebench.models import InstanceReport, Prediction, Task
+
+# A run id names one folder: no separators, nothing a shell or a file system treats specially.
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+INTERRUPTED_LINE = "interrupted; rerun to resume"
 
 
 def register(app: typer.Typer) -> None:
@@ -22,58 +39,159 @@ def register(app: typer.Typer) -> None:
 def eval_command(
     dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
     predictions: str = typer.Option(..., "--predictions", "-p", help="Predictions .jsonl/.json, or 'gold'."),
-    instance_ids: list[str] = typer.Option(None, "--instance-ids", help="Only these instances (one or more ids)."),
-    run_id: str = typer.Option(None, "--run-id", help="Name of this run (default: a timestamp)."),
+    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
+    run_id: str = typer.Option(None, "--run-id", help="Name of this run (default: a timestamp); "
+                               "rerunning an id resumes it."),
     workers: int = typer.Option(None, "--workers", "-w", help="Instances in parallel (default: number of cores)."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds the tests of one instance may run."),
-    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
-    output: Path = typer.Option(Path("."), "--output", "-o", help="Where logs/ and the summary go."),
+    repos: Path = typer.Option(None, "--repos-dir", "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
+    output: Path = typer.Option(Path("."), "--output", "-o", help="Folder where logs/ and the summary go."),
     recipes: Path = typer.Option(None, "--recipes", help="A folder of your own environment recipes (TOML)."),
     split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
     strict: bool = typer.Option(False, "--strict", help="Also count XFAIL/SKIPPED as FAIL_TO_PASS failures."),
     allow_duplicates: bool = typer.Option(False, "--allow-duplicates", help="Keep the last of duplicate predictions."),
-    python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
+    python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest: without the task's "
+                                        "Python, stop, or use the nearest installed one."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore cached results and rerun everything."),
-    offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
-    backend: str = typer.Option("local", "--backend", help="'local' (uv + bubblewrap) or 'docker' (reference images)."),
+    offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
+                                 "packages only from the local cache."),
+    backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
+    executor: str = executor_option(),
+    ray_address: str = ray_address_option(),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
-    from issuebench.harness import build_context, run_evaluation
+    from issuebench.harness import build_context
+    from issuebench.harness.run import RunInterrupted
 
-    if backend not in ("local", "docker"):
-        raise IssuebenchError(f"unknown backend '{backend}'", hint="use --backend local or --backend docker")
-    tasks = load_tasks(dataset, split=split)
-    if dataset == "demo":
+    check_choice("--backend", backend, ("local", "docker"))
+    check_choice("--python-fallback", python_fallback, ("error", "nearest"))
+    check_positive("--workers", workers, integer=True)
+    check_positive("--timeout", timeout)
+    run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
+    _check_outputs(run_id, output)
+    tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
+    if _all_demo(tasks):
         from issuebench.demo import demo_repos_dir
 
         repos = repos or demo_repos_dir()
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
-    if instance_ids:
-        wanted = set(instance_ids)
-        missing = sorted(wanted - {t.instance_id for t in tasks})
-        if missing:
-            err_console.print(f"[yellow]warning:[/] not in the dataset, skipped: {', '.join(missing)}")
-        tasks = [t for t in tasks if t.instance_id in wanted]
-    preds = load_predictions(predictions, tasks, allow_duplicates=allow_duplicates)
-    if preds.unknown_ids:
-        err_console.print(f"[yellow]warning:[/] {len(preds.unknown_ids)} prediction(s) name instances not in the "
-                          f"dataset and were skipped: {', '.join(preds.unknown_ids[:10])}")
-    if preds.duplicates:
-        err_console.print(f"[yellow]warning:[/] duplicate predictions, the last kept: {', '.join(preds.duplicates)}")
-    run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
+    if backend == "docker":
+        _require_docker_engine()
     ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
-                        no_sandbox=no_sandbox, strict=strict, allow_clone=not offline,
+                        no_sandbox=no_sandbox, strict=strict, offline=offline,
                         use_cache=not no_cache, python_fallback=python_fallback, backend=backend)
     if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
         err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
-    progress = Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.description}"), console=console, transient=True)
-    with progress:
-        bar = progress.add_task("", total=len(preds.predictions))
-
-        def on_result(report) -> None:
-            progress.update(bar, advance=1, description=f"{report.instance_id}: {status_text(report.status)}")
-
-        result = run_evaluation(tasks, preds.predictions, ctx, workers=workers, on_result=on_result)
+    try:
+        with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
+            result = _run(tasks, preds, ctx, workers, on_result, pool)
+    except RunInterrupted as stop:
+        err_console.print(f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) kept, "
+                          f"{stop.discarded} in flight discarded)", highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    for model in result.models:
+        if model.earlier_results:
+            err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
+                              "instance(s); each was reused only if nothing that changes a verdict changed",
+                              highlight=False)
+        if model.other_instances:
+            err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
+                              f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
+                              f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
+                              "leave them out", highlight=False)
     print_result(console, result)
+
+
+def _run(tasks, preds, ctx, workers, on_result, executor=None):  # -> EvaluationResult
+    from issuebench.harness import run_evaluation
+
+    return run_evaluation(tasks, preds, ctx, workers=workers, on_result=on_result, executor=executor)
+
+
+def _check_outputs(run_id: str, output: Path) -> None:
+    """What the run writes must be writable before an hour of work, not after."""
+    if not _RUN_ID.fullmatch(run_id) or run_id in (".", ".."):
+        raise OptionError("--run-id", f"{run_id!r} is not a plain name",
+                          hint="use letters, digits, '.', '_' and '-' (it names one folder)")
+    if output.exists() and not output.is_dir():
+        raise OptionError("--output", f"{output} is a file; the run needs a folder for logs/ and the summary",
+                          hint="pass a folder (created if missing)")
+
+
+def _select(dataset: str, predictions: str, split: str, instance_ids: list[str] | None,
+            allow_duplicates: bool) -> tuple[list[Task], list[Prediction]]:
+    """The tasks and predictions to run, with a warning for each thing left out and why."""
+    tasks = load_tasks(dataset, split=split)
+    if not tasks:
+        raise InputError(dataset, "nothing to evaluate: the dataset holds no tasks")
+    preds = load_predictions(predictions, tasks, allow_duplicates=allow_duplicates)
+    if preds.unknown_ids:
+        err_console.print(f"[yellow]warning:[/] {len(preds.unknown_ids)} prediction(s) name instances not in the "
+                          f"dataset and were skipped: {', '.join(preds.unknown_ids[:10])}", highlight=False)
+    if preds.duplicates:
+        err_console.print(f"[yellow]warning:[/] duplicate predictions, the last kept: {', '.join(preds.duplicates)}",
+                          highlight=False)
+    if not preds.predictions:
+        why = (f"none of its {len(preds.unknown_ids)} prediction(s) names an instance of the dataset"
+               if preds.unknown_ids else "it holds no predictions")
+        raise InputError(predictions, f"nothing to evaluate: {why}",
+                         hint="check that the predictions were made for this dataset (instance_id)")
+    chosen = preds.predictions
+    if instance_ids:
+        wanted = list(dict.fromkeys(instance_ids))
+        known = {t.instance_id for t in tasks}
+        with_pred = {p.instance_id for p in chosen}
+        absent = [i for i in wanted if i not in known]
+        no_pred = [i for i in wanted if i in known and i not in with_pred]
+        if absent:
+            err_console.print(f"[yellow]warning:[/] --instance-ids not in the dataset: {', '.join(absent)}",
+                              highlight=False)
+        if no_pred:
+            err_console.print(f"[yellow]warning:[/] --instance-ids without a prediction: {', '.join(no_pred)}",
+                              highlight=False)
+        tasks = [t for t in tasks if t.instance_id in set(wanted)]
+        chosen = [p for p in chosen if p.instance_id in set(wanted)]
+        if not chosen:
+            raise OptionError("--instance-ids", "nothing to evaluate: none of the ids given is in the dataset "
+                              "with a prediction", hint="check the ids against the dataset and the predictions")
+    return tasks, chosen
+
+
+def _all_demo(tasks: list[Task]) -> bool:
+    from issuebench.demo import DEMO_OWNER
+
+    return all(t.repo.partition("/")[0] == DEMO_OWNER for t in tasks)
+
+
+def _require_docker_engine() -> None:
+    """Say once, before anything runs, that there is no engine (not once per instance, in a log)."""
+    from issuebench.harness.docker_backend import engine_available
+
+    ok, why = engine_available()
+    if not ok:
+        raise MissingSystemPiece(f"--backend docker: {why}",
+                                 hint="start the Docker engine (or set DOCKER_HOST), or use --backend local")
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[InstanceReport], None]]:
+    """rich's live bar on a terminal; otherwise (CI logs, pipes) one line per finished instance."""
+    if console.is_terminal:
+        bar_view = Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            TextColumn("{task.description}"), console=console, transient=True)
+        with bar_view:
+            bar = bar_view.add_task("", total=total)
+            yield lambda r: bar_view.update(bar, advance=1, description=f"{r.instance_id}: {status_text(r.status)}")
+        return
+    done = 0
+
+    def line(report: InstanceReport) -> None:
+        nonlocal done
+        done += 1
+        console.print(f"[{done}/{total}] {report.instance_id}: {report.status.value}", highlight=False,
+                      markup=False, soft_wrap=True)
+        sys.stdout.flush()
+
+    yield line
+

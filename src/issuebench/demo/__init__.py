@@ -60,10 +60,9 @@ def demo_tasks() -> list[Task]:
 
 def demo_predictions(name: str) -> list[Prediction]:
     """A named prediction set: "mixed", "empty", or "gold" (each task's own patch)."""
-    if name == "gold":
-        from issuebench.datasets import gold_predictions
-
-        return gold_predictions(demo_tasks())
+    if name == "gold":  # built here, not through datasets, which itself reads the demo
+        return [Prediction(instance_id=t.instance_id, model_name_or_path="gold", model_patch=t.patch)
+                for t in demo_tasks()]
     if name not in PREDICTION_SETS:
         raise IssuebenchError(f"no demo predictions named {name!r}",
                               hint=f"use one of: {', '.join(PREDICTION_SETS)}")

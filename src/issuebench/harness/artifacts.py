@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from issuebench.interrupts import may_record
 from issuebench.models import InstanceReport, InstanceStatus
 
 RESULT_FILE = "result.json"  # our full record: status, reason, outcome, timings, env, cache key
@@ -60,13 +61,23 @@ def write_instance_result(instance_dir: Path, report: InstanceReport) -> None:
     """Write report.json (reference shape, when tests ran) and then result.json (ours).
 
     result.json is written last: its presence marks the instance finished, which resume relies on.
+    Once the run was interrupted nothing is written: the verdict may be the interrupt's doing.
     """
-    report_path = instance_dir / REPORT_FILE
-    if report.status.completed:
-        write_json(report_path, report.to_reference())
-    else:
-        report_path.unlink(missing_ok=True)
-    write_json(instance_dir / RESULT_FILE, report.model_dump(mode="json"))
+    with may_record() as allowed:
+        if not allowed:
+            return
+        report_path = instance_dir / REPORT_FILE
+        if report.status.completed:
+            write_json(report_path, report.to_reference())
+        else:
+            report_path.unlink(missing_ok=True)
+        write_json(instance_dir / RESULT_FILE, report.model_dump(mode="json"))
+
+
+def discard_instance_result(instance_dir: Path) -> None:
+    """Forget an instance's verdict (result.json first: without it the instance counts as not run)."""
+    (instance_dir / RESULT_FILE).unlink(missing_ok=True)
+    (instance_dir / REPORT_FILE).unlink(missing_ok=True)
 
 
 def read_instance_result(instance_dir: Path) -> InstanceReport | None:

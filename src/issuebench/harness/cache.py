@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from issuebench import config
+from issuebench.interrupts import may_record
 
 
 def _entry(key: str) -> Path:
@@ -19,6 +20,13 @@ def _entry(key: str) -> Path:
 
 
 def store(key: str, instance_dir: Path) -> None:
+    """Share a finished instance folder with later runs (never once this run was interrupted)."""
+    with may_record() as allowed:
+        if allowed:
+            _store(key, instance_dir)
+
+
+def _store(key: str, instance_dir: Path) -> None:
     dest = _entry(key)
     if dest.exists():
         return
@@ -35,8 +43,13 @@ def store(key: str, instance_dir: Path) -> None:
 
 def restore(key: str, instance_dir: Path) -> bool:
     src = _entry(key)
-    if not (src / "result.json").is_file():
-        return False
+    with may_record() as allowed:
+        if not allowed or not (src / "result.json").is_file():
+            return False
+        return _copy_entry(src, key, instance_dir)
+
+
+def _copy_entry(src: Path, key: str, instance_dir: Path) -> bool:
     instance_dir.mkdir(parents=True, exist_ok=True)
     for item in src.iterdir():
         if item.name in ("run_instance.log",):

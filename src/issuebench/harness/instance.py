@@ -307,7 +307,8 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     key = cache_key(task, prediction, spec, ctx)
     if ctx.use_cache:
         cached = artifacts.read_instance_result(inst_dir)
-        if cached is not None and cached.cache_key == key:
+        # The run folder's own result follows the shared cache's rule: a fault of the machine is retried.
+        if cached is not None and cached.cache_key == key and cached.status not in _NOT_CACHED:
             log.info("result reused (same task, patch, spec and harness)")
             return cached
         from issuebench.harness.cache import restore

@@ -34,10 +34,25 @@ def find_repo(repo: str, repos_dir: Path | None, *, allow_clone: bool = True) ->
             searched.append(path)
             if path.is_dir() and _is_git_repo(path):
                 return path
+    demo = _demo_clone(repo)
+    if demo is not None:
+        return demo
     if not allow_clone:
         raise IssuebenchError(f"no local clone of {repo} (looked in {', '.join(map(str, searched[:3]))})",
                               hint="pass --repos DIR holding DIR/owner__name clones")
     return clone_into_cache(repo)
+
+
+def _demo_clone(repo: str) -> Path | None:
+    """The demo's projects ship inside the package: any dataset naming them (the demo itself, or
+    one derived from it by perturb or by hand) finds them without --repos and without a network."""
+    from issuebench.demo import DEMO_OWNER, demo_bundles, demo_repos_dir
+
+    owner, _, name = repo.partition("/")
+    if owner != DEMO_OWNER or name not in {b.stem for b in demo_bundles()}:
+        return None
+    path = demo_repos_dir() / repo.replace("/", "__")
+    return path if _is_git_repo(path) else None
 
 
 def clone_into_cache(repo: str) -> Path:

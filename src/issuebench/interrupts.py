@@ -1,0 +1,106 @@
+"""Ctrl-C during a run: what finished is kept, what was in flight leaves no result behind.
+
+A run's driver (harness.run) owns one `StopFlag` and marks each worker thread with it. Every
+place that records a verdict (a result.json, an entry of the shared result cache, a recorded
+failed environment build) writes inside `may_record()`: once the driver has stopped the flag,
+nothing more is recorded, so a verdict the interrupt caused (a git or uv killed halfway, a test
+run cut short) can never be reused by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class StopFlag:
+    """Set once, by the driver; writers hold its lock while they check it and write."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()  # a writer may nest (restore, then write)
+        self._stopped = False
+
+    def stop(self) -> None:
+        # Taking the lock waits for any write in progress: after stop() returns, none is.
+        with self._lock:
+            self._stopped = True
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[bool]:
+        with self._lock:
+            yield not self._stopped
+
+
+_current = threading.local()
+
+
+@contextlib.contextmanager
+def working_for(flag: StopFlag) -> Iterator[None]:
+    """Mark the calling (worker) thread as doing a job of the run that owns `flag`."""
+    _current.flag = flag
+    try:
+        yield
+    finally:
+        _current.flag = None
+
+
+@contextlib.contextmanager
+def may_record() -> Iterator[bool]:
+    """Hold while recording a verdict; yields False once this thread's run was interrupted."""
+    flag: StopFlag | None = getattr(_current, "flag", None)
+    if flag is None:  # not inside a run's worker (a test, a one-off call): always allowed
+        yield True
+        return
+    with flag.recording() as allowed:
+        yield allowed
+
+
+def _parent_of(pid: str) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name sits in parentheses and may hold spaces: the ppid follows the last ')'.
+    fields = stat[stat.rfind(")") + 2:].split()
+    return int(fields[1]) if len(fields) > 1 else None
+
+
+def descendants(root: int | None = None) -> list[int]:
+    """Every live process below `root` (default: this one), found through /proc (Linux)."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.isdigit():
+            parent = _parent_of(entry)
+            if parent is not None:
+                children.setdefault(parent, []).append(int(entry))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants() -> int:
+    """SIGKILL every process this one started, sandboxes included (they run in their own
+    sessions, so a terminal's Ctrl-C never reaches them). Returns how many were signalled."""
+    killed = 0
+    for pid in descendants():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+            killed += 1
+    return killed
