@@ -33,6 +33,7 @@ class LoopbackServer:
         self.fault_log: list[str] = []
         self._httpd = ThreadingHTTPServer((host, port), _handler(self))
         self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False  # a slow answer in flight never holds up stop()
         self._thread: threading.Thread | None = None
 
     @property
