@@ -27,6 +27,7 @@ from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import Progress, Run, Runner
 from issuebench.setup.sample import Sample, plan_samples, sample_command
 from issuebench.setup.source import SourceTree
+from issuebench.setup.tools import with_dated_tools
 
 _FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
 
@@ -129,6 +130,7 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     try:
         for iteration in range(1, max(1, max_iterations) + 1):
             t0 = time.monotonic()
+            plan = with_dated_tools(plan)
             ctx.pythons_tried.add(plan.spec.python)
             runner.say(f"attempt {iteration} [{plan.origin}]")
             run, judged_on = _attempt(runner, plan, facts, tree, threshold)

@@ -23,6 +23,8 @@ from issuebench.setup.source import SourceTree
 
 _SETUPTOOLS_STEPS = ["setuptools<58", "setuptools<50", "setuptools<45"]
 _NO_ADDOPTS = '-o addopts=""'
+# What setup itself installs to build and run the suite: never dropped as a test-only requirement.
+_RUNNER_TOOLS = {"pytest", "setuptools", "wheel", "editables"}
 
 
 @dataclass
@@ -161,8 +163,17 @@ def pytest_option(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
 
 @rule
 def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """Resolution failed: drop the repository's exact and upper-bound pins (the date still bounds
-    every version), then try another Python."""
+    """Resolution failed: drop the test-only requirements the resolver names (an optional test
+    dependency with no usable release at the date must not sink the whole setup), then the
+    repository's exact and upper-bound pins (the date still bounds every version), then try
+    another Python."""
+    named = {canonical_name(n.rstrip(".-")) for n in diagnosis.found.get("name", [])}
+    needed = {requirement_name(r) for r in (*ctx.facts.install_requires, *ctx.facts.build_requires,
+                                            *ctx.facts.setup_requires)} | _RUNNER_TOOLS
+    drop = [p for p in plan.spec.packages if requirement_name(p) in named and requirement_name(p) not in needed]
+    if drop:
+        return Fix(plan.copy(packages=[p for p in plan.spec.packages if p not in drop]),
+                   f"unresolvable: drop test-only {', '.join(drop)}")
     ours = set(_SETUPTOOLS_STEPS) | {"cython<3"}
     relaxed = []
     for req in plan.spec.packages:

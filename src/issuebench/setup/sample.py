@@ -72,7 +72,9 @@ def plan_samples(plan: Plan, facts: Facts, tree: SourceTree) -> tuple[Sample, Sa
 def sample_command(plan: Plan, sample: Sample) -> str:
     """The plan's suite command restricted to the sample's files (its options kept)."""
     options = _options(plan.test_args)
-    return " ".join([plan.spec.test_cmd, *(shlex.quote(a) for a in [*options, *sample.files])])
+    # One unimportable file must not hide the others' results: it counts as one error.
+    keep_going = ["--continue-on-collection-errors"]
+    return " ".join([plan.spec.test_cmd, *(shlex.quote(a) for a in [*options, *keep_going, *sample.files])])
 
 
 def _paths(args: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -149,7 +150,7 @@ class SourceTree:
         clone's `owner__name` read as owner/name)."""
         if self.commit:
             url = _git(self.root, "remote", "get-url", "origin").stdout.strip()
-            if url:
+            if "://" in url or re.match(r"^[\w.-]+@[\w.-]+:", url):   # not a clone of a local folder
                 parts = url.rstrip("/").removesuffix(".git").replace(":", "/").split("/")
                 return "/".join(parts[-2:])
         name = (self.given_name or self.root.name).removesuffix(".git")

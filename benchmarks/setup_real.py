@@ -1,0 +1,223 @@
+"""Benchmark `issuebench setup` on real repositories at real commits, with no model.
+
+The corpus is what SetupAgent's benchmark asks for: a repository at a given commit, set it up so
+its tests run. It has two parts:
+
+- SWE-bench Lite base commits of the repositories held as fetched clones (`--repos DIR` holds
+  bare clones named owner__name): one commit per (repository, version) pair, the pair's first
+  task by instance id, with that task's creation date as the cutoff;
+- with `--registry a,b,c`, SetupAgent-style projects from the registry at dated releases (the
+  newest sdist at least `--years` old, fetched as benchmarks/setup_corpus.py does).
+
+Each setup runs as its own `issuebench setup` process under `nice`, with `--test-timeout` per test
+run and `--run-timeout` for the whole setup. Pairs are taken round-robin over repositories so a
+partial run still covers every repository. Results are appended to `--out` (JSON lines) as they
+come, and a rerun skips pairs already there. The summary (accepted share, tests passed, median
+time, each failure's cause) is printed beside the published figures of model-driven systems.
+
+    python benchmarks/setup_real.py --lite LITE.jsonl [--lite DEV.jsonl] --repos DIR --out results.jsonl
+    python benchmarks/setup_real.py --out results.jsonl --report      # the summary only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+# Published figures (share of instances or repositories set up so their tests run).
+PUBLISHED = [
+    ("SetupAgent (GPT-4o-mini)", "58.5-71.5% of instances"),
+    ("Repo2Run (GPT-4o), 420 Python repositories", "86%"),
+    ("SWE-rebench's automated setup", "~31% of repositories"),
+]
+REGISTRY_DEFAULT = ["tinydb", "schema", "parse", "boltons", "humanize", "docopt", "inflection", "voluptuous"]
+
+
+def lite_pairs(paths: list[Path], repos: Path) -> list[dict]:
+    """One job per (repository, version) held as a clone: the first task's base commit and date."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                groups[(row["repo"], str(row["version"]))].append(row)
+    jobs = []
+    for (repo, version), rows in groups.items():
+        clone = repos / repo.replace("/", "__")
+        if not clone.exists():
+            continue
+        first = min(rows, key=lambda r: r["instance_id"])
+        jobs.append({"key": f"{repo}@{version}", "kind": "lite", "repo": repo, "version": version,
+                     "instance": first["instance_id"], "src": str(clone), "commit": first["base_commit"],
+                     "date": first["created_at"]})
+    return round_robin(jobs)
+
+
+def round_robin(jobs: list[dict]) -> list[dict]:
+    """Interleave repositories (oldest version first within each) so early stops stay broad."""
+    by_repo: dict[str, list[dict]] = defaultdict(list)
+    for job in sorted(jobs, key=lambda j: (j["repo"], _version_key(j["version"]))):
+        by_repo[job["repo"]].append(job)
+    out = []
+    while any(by_repo.values()):
+        for repo in sorted(by_repo):
+            if by_repo[repo]:
+                out.append(by_repo[repo].pop(0))
+    return out
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
+
+
+def registry_jobs(names: list[str], years: float, work: Path) -> list[dict]:
+    """Registry projects at their newest release at least `years` old, unpacked under work."""
+    import datetime as dt
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from setup_corpus import fetch_sdist, index_json_base, pick_release
+
+    cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=365.25 * years)
+    base = index_json_base()
+    jobs = []
+    for name in names:
+        job = {"key": f"registry:{name}", "kind": "registry", "repo": name}
+        try:
+            version, date = pick_release(name, cutoff, base)
+            folder, mtime_date = fetch_sdist(name, version, work / name)
+            job.update(version=version, src=str(folder), commit=None, date=date or mtime_date)
+        except Exception as exc:  # a fetch failure is a row, not the end of the run
+            job.update(version="?", error=f"fetch failed: {exc}"[:300])
+        jobs.append(job)
+    return jobs
+
+
+def run_job(job: dict, args: argparse.Namespace, logs: Path) -> dict:
+    """Run one setup as its own process group; the row records what it printed and why it failed."""
+    row = {k: job.get(k) for k in ("key", "kind", "repo", "version", "instance", "commit", "date")}
+    if job.get("error"):
+        return {**row, "success": False, "seconds": None, "cause": job["error"]}
+    argv = ["nice", "-n", str(args.nice), sys.executable, "-m", "issuebench", "setup", job["src"],
+            "--date", job["date"], "--format", "json", "--no-memory", "--repo", job["repo"],
+            "--max-iterations", str(args.max_iterations), "--test-timeout", str(args.test_timeout)]
+    if job.get("commit"):
+        argv += ["--commit", job["commit"]]
+    log_path = logs / (job["key"].replace("/", "__").replace(":", "_") + ".log")
+    started = time.monotonic()
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=args.run_timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)          # the setup's own process group only
+            proc.communicate()
+            return {**row, "success": False, "seconds": round(time.monotonic() - started, 1),
+                    "cause": f"timeout: setup took over {args.run_timeout:.0f}s"}
+    seconds = round(time.monotonic() - started, 1)
+    try:
+        summary = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return {**row, "success": False, "seconds": seconds, "cause": f"setup crashed: {tail[0][:200]}"}
+    recipe = summary.get("recipe") or {}
+    attempts = recipe.get("attempts", [])
+    row.update(success=summary["success"], seconds=seconds, python=summary.get("python"),
+               iterations=summary.get("iterations"), tests_run=summary.get("tests_run"),
+               tests_passed=summary.get("tests_passed"),
+               judged_on=next((a.get("judged_on") for a in reversed(attempts) if a.get("judged_on")), ""),
+               fixes=[a["fix"] for a in attempts if a.get("fix")])
+    if not summary["success"]:
+        row["cause"] = failure_cause(summary, attempts)
+    return row
+
+
+def failure_cause(summary: dict, attempts: list[dict]) -> str:
+    """The last attempt's error kind and its most telling log line."""
+    last = attempts[-1] if attempts else {}
+    lines = [ln.strip() for ln in str(last.get("error", "")).splitlines() if ln.strip()]
+    telling = next((ln for ln in reversed(lines) if any(w in ln for w in ("Error", "error", "No solution",
+                                                                          "unsatisfiable", "failed"))),
+                   lines[-1] if lines else "")
+    return f"{summary.get('reason') or 'not accepted'}; {last.get('error_kind') or '-'}: {telling[:200]}"
+
+
+def report(rows: list[dict]) -> str:
+    done = [r for r in rows if r.get("seconds") is not None or r.get("cause")]
+    ok = [r for r in done if r.get("success")]
+    times = [r["seconds"] for r in done if r.get("seconds") is not None]
+    lines = ["| pair | commit | date | result | iterations | seconds | Python | tests passed | judged on |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in done:
+        result = "accepted" if r.get("success") else f"not accepted: {r.get('cause', '')}"
+        tests = f"{r.get('tests_passed')}/{r.get('tests_run')}" if r.get("tests_run") is not None else "-"
+        lines.append(f"| {r['key']} | {(r.get('commit') or '')[:10]} | {str(r.get('date', ''))[:10]} | "
+                     f"{result.replace('|', '/')} | {r.get('iterations', '-')} | {r.get('seconds')} | "
+                     f"{r.get('python') or '-'} | {tests} | {r.get('judged_on') or 'whole suite'} |")
+    share = len(ok) / len(done) if done else 0.0
+    median = statistics.median(times) if times else 0.0
+    lines += ["", f"**{len(ok)}/{len(done)} accepted ({share:.0%}), median {median:.0f} s per setup, no model.**",
+              "", "Published, model-driven:"]
+    lines += [f"- {name}: {figure}" for name, figure in PUBLISHED]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lite", type=Path, action="append", default=[], help="SWE-bench Lite rows (JSON lines)")
+    parser.add_argument("--repos", type=Path, help="folder of fetched clones named owner__name")
+    parser.add_argument("--registry", default="", help="registry projects, comma separated ('default': "
+                        + ",".join(REGISTRY_DEFAULT) + ")")
+    parser.add_argument("--years", type=float, default=3.0, help="registry releases at least this old")
+    parser.add_argument("--only", default="", help="comma-separated repositories to keep (owner/name)")
+    parser.add_argument("--out", type=Path, required=True, help="results, JSON lines (appended, resumable)")
+    parser.add_argument("--max-iterations", type=int, default=4)
+    parser.add_argument("--test-timeout", type=float, default=600.0, help="seconds per test run of an attempt")
+    parser.add_argument("--run-timeout", type=float, default=1500.0, help="seconds per setup in all")
+    parser.add_argument("--budget", type=float, default=0.0, help="start no setup after this many seconds")
+    parser.add_argument("--nice", type=int, default=10)
+    parser.add_argument("--report", action="store_true", help="print the summary of --out and stop")
+    args = parser.parse_args()
+
+    rows = [json.loads(ln) for ln in args.out.read_text().splitlines() if ln.strip()] if args.out.exists() else []
+    if args.report:
+        print(report(rows))
+        return 0
+    done = {r["key"] for r in rows}
+    work = Path(tempfile.mkdtemp(prefix="setup-real-"))
+    logs = args.out.with_suffix(".logs")
+    logs.mkdir(parents=True, exist_ok=True)
+    jobs = lite_pairs(args.lite, args.repos) if args.lite and args.repos else []
+    if args.only:
+        keep = {r.strip() for r in args.only.split(",")}
+        jobs = [j for j in jobs if j["repo"] in keep]
+    names = REGISTRY_DEFAULT if args.registry == "default" else [n for n in args.registry.split(",") if n]
+    jobs += registry_jobs([n for n in names if f"registry:{n}" not in done], args.years, work)
+    started = time.monotonic()
+    for job in jobs:
+        if job["key"] in done:
+            continue
+        if args.budget and time.monotonic() - started > args.budget:
+            print(f"budget of {args.budget:.0f}s spent: stopping before {job['key']}", flush=True)
+            break
+        row = run_job(job, args, logs)
+        rows.append(row)
+        with args.out.open("a") as handle:
+            handle.write(json.dumps(row) + "\n")
+        print(f"{row['key']:40} {'OK ' if row.get('success') else 'FAIL'} {row.get('seconds')}s "
+              f"py={row.get('python')} tests={row.get('tests_passed')}/{row.get('tests_run')} "
+              f"{row.get('cause', '')}", flush=True)
+    print(report(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""The causes real repositories at real commits showed: namespace imports, git-computed versions,
+tox variants, unresolvable test-only requirements, tools against the date, suites too large."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from issuebench.models import EnvSpec
+from issuebench.setup import tools
+from issuebench.setup.diagnose import diagnose
+from issuebench.setup.extract import Facts, extract
+from issuebench.setup.plan import Plan, initial_plan
+from issuebench.setup.rules import RuleContext, apply_rule
+from issuebench.setup.sample import SAMPLE_FILES, pick, plan_samples, sample_command
+from issuebench.setup.source import SourceTree
+from tests.gitrepo import git, init_repo
+
+PYTHONS = ["3.12", "3.11"]
+
+
+def _plan(packages: list[str], **spec: object) -> Plan:
+    return Plan(spec=EnvSpec(python="3.12", packages=packages, **spec), runner="pytest", pythons=PYTHONS)
+
+
+def test_dotted_import_of_a_namespace_package_installs_its_distribution(tmp_path: Path) -> None:
+    (tmp_path / "sphinx").mkdir()
+    (tmp_path / "sphinx" / "__init__.py").write_text("")
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="Sphinx", has_setup_py=True))
+    log = ("ImportError while loading conftest\n"
+           "E   ModuleNotFoundError: No module named 'sphinxcontrib.serializinghtml'\n"
+           "E   ModuleNotFoundError: No module named 'zope.interface'\n")
+    fix = apply_rule(diagnose(log), _plan(["pytest"]), ctx)
+    assert fix is not None
+    assert fix.plan.spec.packages == ["pytest", "sphinxcontrib-serializinghtml", "zope.interface"]
+
+
+def test_own_runtime_requirements_are_kept_even_when_they_look_like_doc_tools(tmp_path: Path) -> None:
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='Sphinx', install_requires=["
+                    "'sphinxcontrib-applehelp', 'docutils>=0.12'], extras_require={'test': ['pytest', "
+                    "'sphinx-rtd-theme']})\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date=None, pythons=PYTHONS)
+    assert "sphinxcontrib-applehelp" in plan.spec.packages      # runtime: needed to import at all
+    assert "sphinx-rtd-theme" not in plan.spec.packages         # a test extra's docs theme: dropped
+
+
+def test_tox_variant_factors_and_environments_are_skipped(tmp_path: Path) -> None:
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+        "tox.ini": "[tox]\nenvlist = py37, py37-{numpy,twisted}, py37-freeze\n[testenv]\ndeps =\n"
+                   "    pygments\n    py37: mock\n    numpy: numpy\n    unittestextras: twisted\n"
+                   "    oldattrs: attrs==17.4.0\ncommands = pytest\n\n"
+                   "[testenv:py37-freeze]\ndeps = pyinstaller\ncommands = pytest\n\n"
+                   "[testenv:py37]\ndeps = hypothesis\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    facts = extract(SourceTree.open(tmp_path))
+    assert {"pygments", "mock", "hypothesis"} <= set(facts.test_requires)
+    assert not {"numpy", "twisted", "attrs==17.4.0", "pyinstaller"} & set(facts.test_requires)
+
+
+def test_unresolvable_test_only_requirement_is_dropped_before_pins_are_relaxed(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="pkg", install_requires=["attrs>=17"]))
+    log = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because all versions of twisted have a "
+           "non-PEP 625-compliant source distribution filename and you require twisted, we can conclude "
+           "that your requirements are unsatisfiable.\n")
+    plan = _plan(["pytest", "attrs>=17,<18", "twisted"])
+    fix = apply_rule(diagnose(log), plan, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "attrs>=17,<18"]
+    assert fix.description == "unresolvable: drop test-only twisted"
+    # A runtime requirement the resolver names is not dropped: its pins are relaxed instead.
+    again = apply_rule(diagnose(log.replace("twisted", "attrs")), plan, ctx)
+    assert again is not None and again.plan.spec.packages == ["pytest", "attrs", "twisted"]
+
+
+def test_workspace_of_a_bare_clone_carries_the_nearest_tag(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    first = init_repo(work, {"pkg.py": "x = 1\n", "tests/test_pkg.py": "def test_x():\n    pass\n"})
+    git(work, "tag", "5.4.0", first)
+    (work / "pkg.py").write_text("x = 2\n")
+    git(work, "commit", "-qam", "after the tag")
+    bare = tmp_path / "owner__name"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    tree = SourceTree.open(bare)
+    assert tree.commit == git(work, "rev-parse", "HEAD") and tree.repo_name() == "owner/name"
+    out = tree.export(tmp_path / "ws")
+    assert (out / "pkg.py").read_text() == "x = 2\n"
+    assert git(out, "describe", "--tags") == "5.4.0"            # setuptools_scm sees 5.4.0, not 0.1.dev1
+    with pytest.raises(Exception, match="not found"):
+        SourceTree.open(bare, "0" * 40)
+
+
+def test_large_suite_is_sampled_across_folders_and_confirmed_on_more(tmp_path: Path) -> None:
+    files = {f"pkg/sub{i % 5}/tests/test_{i:03}.py": "def test():\n    pass\n" for i in range(150)}
+    init_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                         "tox.ini": "[testenv]\ndeps = pytest\ncommands = pytest pkg --doctest-modules\n",
+                         **files})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    plan = initial_plan(facts, tree, date=None, pythons=PYTHONS)
+    samples = plan_samples(plan, facts, tree)
+    assert samples is not None
+    first, confirm = samples
+    assert len(first.files) == SAMPLE_FILES and first.total == 150
+    assert {f.split("/")[1] for f in first.files} == {f"sub{i}" for i in range(5)}   # every folder
+    assert set(first.files) < set(confirm.files)
+    command = sample_command(plan, first)
+    assert command.startswith("pytest -rA --doctest-modules --continue-on-collection-errors pkg/")
+    assert " pkg " not in command + " "                          # the whole folder is not run
+    assert pick(["a", "b"], 5) == ["a", "b"]
+
+
+def test_small_suite_is_run_whole(tmp_path: Path) -> None:
+    init_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                         **{f"tests/test_{i}.py": "def test():\n    pass\n" for i in range(10)}})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    assert plan_samples(initial_plan(facts, tree, date=None, pythons=PYTHONS), facts, tree) is None
+
+
+def test_setup_tools_are_pinned_to_the_date_and_exempted_for_old_sdist_builds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tools, "dated_tools", lambda python, cutoff: {"setuptools": "30.0.0", "wheel": "0.29.0"})
+    plan = _plan(["setuptools", "wheel", "pytest", "setuptools-scm"], exclude_newer="2016-12-03T00:00:00Z")
+    plan.spec.python = "3.6"
+    dated = tools.with_dated_tools(plan)
+    assert dated.spec.packages == ["setuptools==30.0.0", "wheel==0.29.0", "pytest", "setuptools-scm"]
+    # uv builds sdist-only dependencies with setuptools>=40.8.0, which no 2016 cutoff admits.
+    assert dated.spec.exclude_newer_exempt == ["setuptools", "wheel"]
+    # A rule's range keeps the era's release when it fits; a requirement it does not fit stays.
+    ranged = tools.with_dated_tools(_plan(["setuptools<58", "wheel>=0.30"], exclude_newer="2016-12-03T00:00:00Z"))
+    assert ranged.spec.packages == ["setuptools==30.0.0", "wheel>=0.30"]
+    monkeypatch.setattr(tools, "dated_tools", lambda python, cutoff: {"setuptools": "65.0.0"})
+    recent = tools.with_dated_tools(_plan(["setuptools"], exclude_newer="2022-09-01T00:00:00Z"))
+    assert recent.spec.packages == ["setuptools==65.0.0"] and recent.spec.exclude_newer_exempt == []
