@@ -137,3 +137,23 @@ def test_setup_tools_are_pinned_to_the_date_and_exempted_for_old_sdist_builds(
     monkeypatch.setattr(tools, "dated_tools", lambda python, cutoff: {"setuptools": "65.0.0"})
     recent = tools.with_dated_tools(_plan(["setuptools"], exclude_newer="2022-09-01T00:00:00Z"))
     assert recent.spec.packages == ["setuptools==65.0.0"] and recent.spec.exclude_newer_exempt == []
+
+
+def test_sample_skips_input_folders_and_counts_only_the_repositorys_own_tests(tmp_path: Path) -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.sample import counted_here, suite_files
+
+    files = {f"testing/test_{i:03}.py": "def test():\n    pass\n" for i in range(70)}
+    init_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                         "tox.ini": "[pytest]\ntestpaths = testing\nnorecursedirs = testing/generated\n",
+                         "testing/example_scripts/test_fails_on_purpose.py": "raise ImportError\n",
+                         "testing/generated/test_made.py": "x = 1\n", **files})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    found = suite_files(initial_plan(facts, tree, date=None, pythons=PYTHONS), facts, tree)
+    assert len(found) == 70 and all("example_scripts" not in f and "generated" not in f for f in found)
+    # pytest's own suite prints its inner sessions' results; they are not the repository's tests.
+    statuses = {"testing/test_001.py::test": TestStatus.PASSED, "test_a.py": TestStatus.FAILED,
+                "test_bar.py::test_bar[0]": TestStatus.FAILED}
+    assert counted_here(statuses, tree) == {"testing/test_001.py::test": TestStatus.PASSED}
+    assert counted_here({"test_x (pkg.Tests)": TestStatus.PASSED}, tree) == {"test_x (pkg.Tests)": TestStatus.PASSED}

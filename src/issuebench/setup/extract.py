@@ -111,6 +111,8 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
         facts.pytest_configured = True
         paths = pytest_cfg.get("testpaths", [])
         facts.pytest_testpaths += [paths] if isinstance(paths, str) else list(paths)
+        skip = pytest_cfg.get("norecursedirs", [])
+        facts.pytest_norecurse += skip.split() if isinstance(skip, str) else list(skip)
     poetry = tool.get("poetry", {})
     if poetry:
         facts.name = facts.name or poetry.get("name")
@@ -185,12 +187,14 @@ def _read_setup_cfg(text: str, facts: Facts, tree: SourceTree) -> None:
         if cfg.has_section(section):
             facts.pytest_configured = True
             facts.pytest_testpaths += cfg.get(section, "testpaths", fallback="").split()
+            facts.pytest_norecurse += cfg.get(section, "norecursedirs", fallback="").split()
 
 
 def _read_pytest_ini(text: str, facts: Facts, tree: SourceTree) -> None:
     facts.pytest_configured = True
     cfg = ini(text)
     facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
+    facts.pytest_norecurse += cfg.get("pytest", "norecursedirs", fallback="").split()
 
 
 def _read_setup_py(text: str, facts: Facts, tree: SourceTree) -> None:

@@ -40,6 +40,7 @@ def read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
     if cfg.has_section("pytest"):
         facts.pytest_configured = True
         facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
+        facts.pytest_norecurse += cfg.get("pytest", "norecursedirs", fallback="").split()
     envs = [s for s in cfg.sections() if s == "testenv" or (
         s.startswith("testenv:") and not _SKIP_ENV.search(s.split(":", 1)[1]))]
     plain = [s for s in envs if s == "testenv" or _plain(s.split(":", 1)[1])]

@@ -34,6 +34,7 @@ class Facts:
     test_commands: list[str] = field(default_factory=list)        # raw commands that run tests
     pytest_configured: bool = False
     pytest_testpaths: list[str] = field(default_factory=list)
+    pytest_norecurse: list[str] = field(default_factory=list)      # norecursedirs globs
     unittest_suite: bool = False
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)

@@ -25,7 +25,7 @@ from issuebench.setup.pyversions import installed_minors, rank_pythons, released
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import Progress, Run, Runner
-from issuebench.setup.sample import Sample, plan_samples, sample_command
+from issuebench.setup.sample import Sample, counted_here, plan_samples, sample_command
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
 
@@ -188,17 +188,24 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         return failed, ""
     samples = plan_samples(plan, facts, tree)
     if samples is None:
-        return runner.test(built, plan, plan.suite_command, "whole suite"), ""
+        return _mine(runner.test(built, plan, plan.suite_command, "whole suite"), plan, tree), ""
     first, confirm = samples
-    run = runner.test(built, plan, sample_command(plan, first), f"sample of {first.describe()}")
+    run = _mine(runner.test(built, plan, sample_command(plan, first), f"sample of {first.describe()}"), plan, tree)
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
         return run, first.describe()
-    return _confirm(runner, built, plan, first, confirm, run)
+    return _confirm(runner, built, plan, first, confirm, run, tree)
+
+
+def _mine(run: Run, plan: Plan, tree: SourceTree) -> Run:
+    if plan.runner == "pytest":
+        run.statuses = counted_here(run.statuses, tree)
+    return run
 
 
 def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
-             first_run: Run) -> tuple[Run, str]:
-    run = runner.test(built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}")
+             first_run: Run, tree: SourceTree) -> tuple[Run, str]:
+    run = _mine(runner.test(built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}"),
+                plan, tree)
     if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
         return first_run, f"{first.describe()}; the confirmation run reported no test"
     return run, confirm.describe()

@@ -8,6 +8,7 @@ sample decides. The recipe's suite command still names the whole suite.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass
@@ -22,6 +23,10 @@ SAMPLE_FILES = 20
 CONFIRM_FILES = 60
 # pytest's default python_files patterns.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+# Folders of files that tests use as input, not tests (a directory walk would skip them through
+# norecursedirs or conftest's collect_ignore; naming a file explicitly does not).
+_NOT_TESTS = {"example_scripts", "examples", "fixtures", "data", "testdata", "test_data", "resources",
+              "roots", "samples", "node_modules", "build", "dist", ".tox", ".git", "venv", ".venv"}
 
 
 @dataclass(frozen=True)
@@ -39,13 +44,28 @@ def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
         return []
     roots = [a.rstrip("/") for a in _paths(plan.test_args)] or \
         [p.rstrip("/") for p in facts.pytest_testpaths if p] or [""]
+    skip = [g.rstrip("/") for g in facts.pytest_norecurse]
     out = []
     for path in tree.files():
         if not _TEST_FILE.search(path) or "/site-packages/" in path:
             continue
+        folders = path.split("/")[:-1]
+        if _NOT_TESTS.intersection(folders) or any(
+                fnmatch.fnmatch(part, glob) or fnmatch.fnmatch("/".join(folders[:i + 1]), glob)
+                for glob in skip for i, part in enumerate(folders)):
+            continue
         if any(not root or path == root or path.startswith(root + "/") for root in roots):
             out.append(path)
     return out
+
+
+def counted_here(statuses: dict, tree: SourceTree) -> dict:
+    """Only results whose test file is in the repository: a suite that runs pytest inside its tests
+    (pytest's own) prints its inner sessions' `PASSED test_a.py` lines too, and those are not its
+    tests. Results of another shape (unittest's) are kept as they are."""
+    files = set(tree.files())
+    mine = {t: s for t, s in statuses.items() if t.split("::", 1)[0] in files}
+    return mine if mine else statuses
 
 
 def pick(files: list[str], count: int, offset: int = 0) -> list[str]:
