@@ -94,7 +94,8 @@ def trajectories_table(records: list[dict]) -> Table:
     table = Table(header_style="bold")
     for col, justify in (("instance", "left"), ("exit", "left"), ("steps", "right"), ("cost $", "right"),
                          ("patch lines", "right"), ("why", "left")):
-        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        table.add_column(col, justify=justify, overflow="fold",  # type: ignore[arg-type]
+                         no_wrap=col in ("instance", "exit"))
     for r in records:
         lines = sum(1 for ln in r.get("patch", "").splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---"))
         style = "green" if r["exit_status"] == "submitted" else "yellow"

@@ -28,6 +28,7 @@ _COMMAND_MODULES = [
     "collect_cmd",
     "analysis_cmd",
     "agent_cmd",
+    "infer_cmd",
 ]
 
 for _name in _COMMAND_MODULES:
@@ -38,6 +39,20 @@ for _name in _COMMAND_MODULES:
 def version() -> None:
     """Print the version."""
     console.print(f"issuebench {__version__}")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"issuebench {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    show_version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                      help="Print the version and exit."),
+) -> None:
+    """Turn real repositories into graded coding tasks, and grade patches against them."""
 
 
 # Options that take one or more values after the flag, as the reference's `--instance_ids a b c`.

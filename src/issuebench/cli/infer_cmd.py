@@ -1,0 +1,91 @@
+"""`issuebench infer`: retrieval + prompt + one model call per task → OUTPUT/preds.jsonl for `eval`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.errors import IssuebenchError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("infer")(infer_command)
+
+
+@friendly_errors
+def infer_command(
+    dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
+    output: Path = typer.Option(..., "--output", "-o", help="Run folder: preds.jsonl, prompts/ and text.jsonl go here."),
+    model: str = typer.Option(None, "--model", "-m", help="Model name at the endpoint, or replay:FILE."),
+    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    retrieval: str = typer.Option("bm25", "--retrieval", help="bm25 (over the repository at the base commit) or oracle (the files the gold patch edits)."),
+    context_tokens: int = typer.Option(27_000, "--context-tokens", help="Token budget of the prompt (about 4 characters a token)."),
+    prompt: str = typer.Option("patch", "--prompt", help="Prompt style: patch (the paper's) or fullfile."),
+    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Instances in parallel."),
+    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
+    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
+    write_text: bool = typer.Option(False, "--write-text", help="Also write OUTPUT/text.jsonl: the tasks with the prompt as `text`."),
+    text_only: bool = typer.Option(False, "--text-only", help="Only build OUTPUT/text.jsonl; call no model."),
+    no_readme: bool = typer.Option(False, "--no-readme", help="Leave the README out of the prompt."),
+    prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Ask again for instances already in preds.jsonl."),
+    offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
+) -> None:
+    """Ask a model for one patch per task, from retrieved files; writes OUTPUT/preds.jsonl."""
+    from issuebench.infer import STYLES, InferConfig, run_infer
+    from issuebench.llm import make_model
+    from issuebench.llm.prices import DEFAULT_PRICES
+
+    if retrieval not in ("bm25", "oracle"):
+        raise IssuebenchError(f"unknown retrieval {retrieval!r}", hint="use --retrieval bm25 or --retrieval oracle")
+    if prompt not in STYLES:
+        raise IssuebenchError(f"unknown prompt style {prompt!r}", hint=f"use --prompt {' or '.join(STYLES)}")
+    if model is None and not text_only:
+        raise IssuebenchError("infer needs --model", hint="or --text-only to write the retrieval dataset alone")
+    route_warnings()
+    tasks, repos, _ = select_tasks(dataset, split, instance_ids, repos)
+    llm = None if text_only else make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
+    cfg = InferConfig(retrieval=retrieval, context_tokens=context_tokens, style=prompt, readme=not no_readme,
+                      repos_dir=repos, allow_clone=not offline)
+    started = time.monotonic()
+    with console.status(f"infer: {len(tasks)} instance(s)…") as status:
+        result = run_infer(tasks, llm, output, cfg, workers=workers, resume=not no_resume,
+                           write_text=write_text or text_only,
+                           on_result=lambda r: status.update(f"infer: {r['instance_id']} {r['status']}"))
+    if result.records:
+        console.print(records_table(result.records))
+    if result.skipped:
+        console.print(f"{len(result.skipped)} instance(s) already in {output / 'preds.jsonl'} (resumed; --no-resume asks again)")
+    cost = sum(r.get("cost") or 0.0 for r in result.records)
+    console.print(f"{len(result.records)} done in {time.monotonic() - started:.1f}s, ${cost:.4f} spent")
+    infra = [r for r in result.records if r["status"] in ("api_error", "no_context", "error")]
+    if infra:
+        err_console.print(f"[yellow]{len(infra)} instance(s) stopped by the infrastructure, not by the task "
+                          "(no prediction written): rerun the same command to retry them[/]")
+    if text_only or write_text:
+        console.print(f"Retrieval dataset: {output / 'text.jsonl'}")
+    if not text_only:
+        preds = output / "preds.jsonl"
+        console.print(f"Predictions: {preds} — next: [bold]issuebench eval -d {dataset} -p {preds}[/]")
+
+
+def records_table(records: list[dict]) -> Table:
+    table = Table(header_style="bold")
+    for col, justify in (("instance", "left"), ("status", "left"), ("files", "right"), ("~tokens", "right"),
+                         ("patch from", "left"), ("applies", "left"), ("cost $", "right"), ("why", "left")):
+        table.add_column(col, justify=justify, overflow="fold",  # type: ignore[arg-type]
+                         no_wrap=col in ("instance", "status", "patch from", "applies"))
+    for r in records:
+        style = "green" if r.get("apply_check") in ("applied", "applied-after-repair") else "yellow"
+        table.add_row(r["instance_id"], r["status"], str(len(r.get("files") or [])),
+                      str(r.get("prompt_tokens_estimate", "-")), r.get("extraction", "-"),
+                      f"[{style}]{r.get('apply_check', '-')}[/]", f"{r.get('cost') or 0.0:.4f}",
+                      escape(r.get("reason") or r.get("apply_reason") or ""))
+    return table
