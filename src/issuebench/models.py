@@ -197,6 +197,8 @@ class InstanceStatus(str, Enum):
     ENV_FAILED = "env_failed"
     SANDBOX_FAILED = "sandbox_failed"
     NEEDS_NETWORK = "needs_network"
+    # The worker running the instance (a Ray process or node) died, after the bounded retries.
+    WORKER_LOST = "worker_lost"
     ERROR = "error"
 
     @property

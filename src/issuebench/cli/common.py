@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperOption
 
 from issuebench.errors import IssuebenchError, OptionError
@@ -40,9 +41,10 @@ def friendly_errors(func: F) -> F:
             return func(*args, **kwargs)
         except IssuebenchError as exc:
             # soft_wrap: a path or field name in an error is never broken across lines.
-            err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False, soft_wrap=True)
+            # escape: a message may hold brackets (`issuebench[ray]`, a path) that are not markup.
+            err_console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False, soft_wrap=True)
             if exc.hint:
-                err_console.print(f"  [yellow]hint:[/] {exc.hint}", highlight=False, soft_wrap=True)
+                err_console.print(f"  [yellow]hint:[/] {escape(exc.hint)}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err_console.print("interrupted", highlight=False)

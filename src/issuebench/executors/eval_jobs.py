@@ -8,10 +8,13 @@ harness and limits), exactly as a local rerun does.
 
 from __future__ import annotations
 
+import os
 import pickle
 import shutil
+import socket
 import tempfile
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,6 +41,7 @@ class ContextOptions:
     backend: str
     keep_workspaces: bool
     limits: object  # issuebench.sandbox.Limits
+    offline: bool = False
 
     @classmethod
     def of(cls, ctx: EvalContext) -> ContextOptions:
@@ -45,7 +49,8 @@ class ContextOptions:
                    no_sandbox=getattr(ctx.sandbox, "name", "") == "none", strict=ctx.strict,
                    allow_clone=ctx.allow_clone, use_cache=ctx.use_cache,
                    python_fallback=getattr(ctx.env_builder, "python_fallback", "error"),
-                   backend=ctx.backend, keep_workspaces=ctx.keep_workspace, limits=ctx.limits)
+                   backend=ctx.backend, keep_workspaces=ctx.keep_workspace, limits=ctx.limits,
+                   offline=bool(getattr(ctx.env_builder, "offline", False)))
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class EvalRecord:
 class EvalOutcome:
     report: InstanceReport
     files: dict[str, bytes]  # artifact name -> content, as evaluate_instance wrote them
+    worker: str = ""  # host and pid that ran it, for the instance's log
 
 
 # One context per worker process and run: the sandbox check and env builder are made once.
@@ -74,11 +80,12 @@ def _worker_context(options: ContextOptions) -> EvalContext:
         from issuebench.harness.run import build_context
 
         scratch = Path(tempfile.mkdtemp(prefix="issuebench-worker-"))
+        extra = {"offline": True} if options.offline else {}
         ctx = build_context(output_dir=scratch, run_id=options.run_id, repos_dir=options.repos_dir,
                             recipes_dir=options.recipes_dir, no_sandbox=options.no_sandbox,
                             strict=options.strict, allow_clone=options.allow_clone, use_cache=options.use_cache,
                             python_fallback=options.python_fallback, backend=options.backend,
-                            keep_workspaces=options.keep_workspaces)
+                            keep_workspaces=options.keep_workspaces, **extra)
         ctx = replace(ctx, limits=options.limits)
         _CONTEXTS[key] = ctx
     return ctx
@@ -99,7 +106,7 @@ def evaluate_record(record: EvalRecord) -> EvalOutcome:
         files = {p.name: p.read_bytes() for p in inst_dir.iterdir() if p.is_file()} if inst_dir.is_dir() else {}
     finally:
         shutil.rmtree(inst_dir, ignore_errors=True)
-    return EvalOutcome(report, files)
+    return EvalOutcome(report, files, f"{socket.gethostname()} pid {os.getpid()}")
 
 
 def write_outcome(inst_dir: Path, outcome: EvalOutcome) -> None:
@@ -110,7 +117,7 @@ def write_outcome(inst_dir: Path, outcome: EvalOutcome) -> None:
             continue
         if name == LOG_FILE:  # the log grows across reruns, as locally
             with (inst_dir / name).open("ab") as fh:
-                fh.write(data)
+                fh.write(data + f"ran on {outcome.worker}\n".encode())
         else:
             artifacts.write_text_atomic(inst_dir / name, data.decode("utf-8", errors="replace"))
     artifacts.write_instance_result(inst_dir, outcome.report)
@@ -146,3 +153,25 @@ def evaluate_remotely(executor: Executor, jobs: Iterable[tuple[Task, Prediction]
             report = outcome.report
             write_outcome(inst_dir, outcome)
         yield (record.task, record.prediction), report
+
+
+def run_remote(executor: Executor, jobs: list[tuple[Task, Prediction]], ctx: EvalContext,
+               on_result: Callable[[InstanceReport], None] | None = None,
+               ) -> list[tuple[tuple[Task, Prediction], InstanceReport]]:
+    """run_evaluation's remote branch: (job, report) in the order they finished.
+
+    On Ctrl-C the records in flight are cancelled on the cluster and nothing of theirs is written
+    (only records whose results arrived were): RunInterrupted, as for a local run.
+    """
+    finished: list[tuple[tuple[Task, Prediction], InstanceReport]] = []
+    try:
+        for job, report in evaluate_remotely(executor, jobs, ctx):
+            finished.append((job, report))
+            if on_result:
+                on_result(report)
+    except KeyboardInterrupt:
+        from issuebench.harness.run import RunInterrupted
+
+        in_flight = min(executor.workers, len(jobs) - len(finished))
+        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time()) from None
+    return finished

@@ -25,7 +25,7 @@ class RayMissing(IssuebenchError):
     """`--executor ray` without the optional extra installed."""
 
     def __init__(self) -> None:
-        super().__init__(INSTALL_HINT)
+        super().__init__(f"the ray executor needs Ray: {INSTALL_HINT}")
 
 
 def import_ray() -> Any:

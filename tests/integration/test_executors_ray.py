@@ -1,0 +1,168 @@
+"""eval on a real local Ray cluster (a head and a second node, each a raylet with its own worker
+processes): the verdicts equal the local executor's, a worker killed mid-record is retried or the
+record is marked worker_lost, and a rerun resumes like a local one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install issuebench[ray])")
+
+from issuebench.datasets import gold_predictions  # noqa: E402
+from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks  # noqa: E402
+from issuebench.executors import Failure, get_executor  # noqa: E402
+from issuebench.harness import build_context, run_evaluation  # noqa: E402
+from issuebench.models import InstanceStatus  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("ray-cluster")
+
+RAY_TASK = "ray::_call"  # the title Ray gives a worker process while it runs one of our records
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from ray.cluster_utils import Cluster
+
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    c.add_node(num_cpus=1)  # a second raylet: records run in two node's worker processes
+    yield c
+    if ray.is_initialized():
+        ray.shutdown()
+    c.shutdown()
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "issuebench", *args]
+
+
+def _results(out: Path, run_id: str, model: str) -> dict[str, dict]:
+    base = out / "logs" / "run_evaluation" / run_id / model
+    return {d.name: json.loads((d / "result.json").read_text()) for d in base.iterdir()}
+
+
+def _slow_dataset(path: Path, n: int, sleep: int = 2) -> list:
+    """Demo tasks whose tests wait first: a worker can be killed while it runs one."""
+    tasks = [t.model_copy(update={"env": t.env.model_copy(update={"pre_test": [f"sleep {sleep}"]})})
+             for t in demo_tasks()[:n]]
+    path.write_text("".join(json.dumps(t.model_dump(mode="json", exclude_none=True)) + "\n" for t in tasks))
+    return tasks
+
+
+def _kill_first_record_worker(stop: threading.Event) -> list[int]:
+    """SIGKILL the first worker process seen running a record; returns its pid (or nothing)."""
+    import psutil
+
+    while not stop.is_set():
+        for proc in psutil.process_iter(["cmdline"]):
+            if " ".join(proc.info["cmdline"] or []).startswith(RAY_TASK):
+                os.kill(proc.pid, signal.SIGKILL)
+                return [proc.pid]
+        stop.wait(0.05)
+    return []
+
+
+def _in_background(fn, *args):
+    box: list = []
+    thread = threading.Thread(target=lambda: box.extend(fn(*args)), daemon=True)
+    thread.start()
+    return thread, box
+
+
+def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, tmp_path):
+    marker = tmp_path / "died-once"
+
+    def dies_once(x: int) -> int:
+        if x == 1 and not marker.exists():
+            marker.touch()
+            os._exit(1)
+        if x == 2:
+            os._exit(1)
+        if x == 3:
+            raise ValueError("bad record")
+        return x * 10
+
+    with get_executor("ray", cluster.address, 2, retries=1) as ex:
+        got = dict(ex.map_unordered(dies_once, [0, 1, 2, 3]))
+    assert got[0] == 0 and got[1] == 10  # 1's worker died once: retried on a fresh one
+    assert isinstance(got[2], Failure) and got[2].kind == "worker_lost"  # died on every attempt
+    assert got[3] == Failure("error", "ValueError: bad record")  # not retried: it would raise again
+
+
+def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_path):
+    tasks = demo_tasks()
+    local = run_evaluation(tasks, demo_predictions("mixed"),
+                           build_context(output_dir=tmp_path / "local", run_id="r", repos_dir=demo_repos_dir(),
+                                         python_fallback="nearest", timeout=120), workers=2)
+    proc = subprocess.run(_cli("eval", "-d", "demo", "-p", "demo:mixed", "-o", str(tmp_path / "ray"),
+                               "--run-id", "r", "--executor", "ray", "--ray-address", cluster.address),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    on_ray = _results(tmp_path / "ray", "r", "demo-mixed")
+    assert len(on_ray) == len(tasks)
+    for report in local.reports:
+        remote = on_ray[report.instance_id]
+        assert remote["status"] == report.status.value, report.instance_id
+        assert remote["tests_status"] == (report.tests_status.model_dump(mode="json") if report.tests_status else None)
+    # The driver wrote every artifact the workers produced, in the reference's layout.
+    inst = tmp_path / "ray" / "logs" / "run_evaluation" / "r" / "demo-mixed" / tasks[0].instance_id
+    for name in ("patch.diff", "eval.sh", "test_output.txt", "run_instance.log", "report.json"):
+        assert (inst / name).is_file(), name
+    workers = {line.split("ran on ", 1)[1] for d in inst.parent.iterdir()
+               for line in (d / "run_instance.log").read_text().splitlines() if "ran on " in line}
+    assert len(workers) >= 2, workers  # both nodes' worker processes took records
+    assert json.loads((tmp_path / "ray" / "demo-mixed.r.json").read_text())["total_instances"] == len(tasks)
+
+
+def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tmp_path):
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
+    stop = threading.Event()
+    killer, killed = _in_background(_kill_first_record_worker, stop)
+    proc = subprocess.run(_cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path),
+                               "--run-id", "k", "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
+                               "--executor", "ray", "--ray-address", cluster.address, "-w", "2"),
+                          capture_output=True, text=True, timeout=600)
+    stop.set()
+    killer.join()
+    assert killed, "no worker was seen running a record"
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = _results(tmp_path, "k", "gold")
+    assert {r["status"] for r in results.values()} == {"resolved"} and len(results) == len(tasks)
+
+
+def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster, tmp_path):
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
+    gold = gold_predictions(tasks)
+
+    def ctx():
+        return build_context(output_dir=tmp_path, run_id="lost", repos_dir=demo_repos_dir(),
+                             python_fallback="nearest", timeout=120)
+
+    stop = threading.Event()
+    killer, killed = _in_background(_kill_first_record_worker, stop)
+    with get_executor("ray", cluster.address, 2, retries=0) as ex:
+        first = run_evaluation(tasks, gold, ctx(), executor=ex)
+    stop.set()
+    killer.join()
+    assert killed, "no worker was seen running a record"
+    statuses = {r.instance_id: r.status for r in first.reports}
+    lost = [i for i, s in statuses.items() if s is InstanceStatus.WORKER_LOST]
+    assert len(lost) == 1 and set(statuses.values()) == {InstanceStatus.RESOLVED, InstanceStatus.WORKER_LOST}
+    assert "worker_lost" in next(r.reason for r in first.reports if r.instance_id == lost[0])
+    summary = json.loads((tmp_path / "gold.lost.json").read_text())
+    assert summary["resolved_instances"] == len(tasks) - 1 and lost[0] in summary["error_ids"]
+
+    with get_executor("ray", cluster.address, 2) as ex:  # the rerun: same run id, nothing killed
+        again = run_evaluation(tasks, gold, ctx(), executor=ex)
+    assert {r.status for r in again.reports} == {InstanceStatus.RESOLVED}
+    base = tmp_path / "logs" / "run_evaluation" / "lost" / "gold"
+    for task in tasks:  # finished work was reused, the lost instance ran again
+        log = (base / task.instance_id / "run_instance.log").read_text()
+        assert ("result reused" in log) == (task.instance_id not in lost), task.instance_id

@@ -1,0 +1,61 @@
+"""The executor choice and the local executor: results stream back, failures never stop a run."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from issuebench.errors import IssuebenchError
+from issuebench.executors import Failure, LocalExecutor, get_executor, run_one
+
+
+def square(x: int) -> int:
+    if x == 3:
+        raise ValueError("three is bad")
+    return x * x
+
+
+def die(x: int) -> int:
+    if x == 1:
+        os._exit(1)  # a pool process that dies mid-record
+    return x
+
+
+def test_local_executor_yields_every_record_once_and_turns_exceptions_into_failures():
+    ex = get_executor("local", None, 3)
+    got = dict(ex.map_unordered(square, [0, 1, 2, 3, 4]))
+    assert sorted(got) == [0, 1, 2, 3, 4]
+    assert [got[i] for i in (0, 1, 2, 4)] == [0, 1, 4, 16]
+    assert got[3] == Failure("error", "ValueError: three is bad")
+
+
+def test_a_dead_pool_process_is_a_lost_worker_not_a_crash():
+    got = dict(LocalExecutor(2, kind="process").map_unordered(die, [1]))
+    assert isinstance(got[0], Failure) and got[0].kind == "worker_lost"
+
+
+def test_run_one_runs_inline_locally():
+    assert run_one(get_executor("local"), square, 5) == 25
+
+
+def test_unknown_executor_and_stray_address_are_one_line_errors():
+    with pytest.raises(IssuebenchError, match="unknown executor 'dask'"):
+        get_executor("dask")
+    with pytest.raises(IssuebenchError, match="--ray-address needs --executor ray"):
+        get_executor("local", "10.0.0.1:6379")
+
+
+def test_ray_missing_prints_the_install_command_and_exits_2(monkeypatch, tmp_path):
+    from typer.testing import CliRunner
+
+    from issuebench.cli.main import app
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    result = CliRunner().invoke(app, ["eval", "-d", "demo", "-p", "gold", "-o", str(tmp_path),
+                                      "--executor", "ray"])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "pip install issuebench[ray]" in lines[0]
+    assert not (tmp_path / "logs").exists()  # nothing ran
