@@ -57,6 +57,9 @@ def eval_command(
     offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
                                  "packages only from the local cache."),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
+    wider_tests: str = typer.Option(None, "--wider-tests", help="covering | modules | suite: after the run, "
+                                    "run each resolved prediction's other tests of the changed code under gold and "
+                                    "under it, and name the tests it breaks (the official rate stays)."),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -65,6 +68,8 @@ def eval_command(
     from issuebench.harness.run import RunInterrupted
 
     check_choice("--backend", backend, ("local", "docker"))
+    if wider_tests is not None:
+        check_choice("--wider-tests", wider_tests, ("covering", "modules", "suite"))
     check_choice("--python-fallback", python_fallback, ("error", "nearest"))
     check_positive("--workers", workers, integer=True)
     check_positive("--timeout", timeout)
@@ -101,6 +106,12 @@ def eval_command(
                               f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
                               "leave them out", highlight=False)
     print_result(console, result)
+    if wider_tests is not None:
+        from issuebench.strength.post import after_eval, lines
+
+        found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
+        for line in lines(found, {m.model: len(m.reports) for m in result.models}):
+            console.print(line, highlight=False, markup=False)
 
 
 def _run(tasks, preds, ctx, workers, on_result, executor=None):  # -> EvaluationResult

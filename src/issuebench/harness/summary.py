@@ -57,3 +57,13 @@ def write_summary(reports: Iterable[InstanceReport], *, run_id: str, model: str,
     path = layout.summary_path(model)
     write_json(path, build_summary(reports, dataset_ids=dataset_ids, submitted_ids=submitted_ids))
     return path
+
+
+def add_wider_tests(path: Path, section: dict[str, Any]) -> None:
+    """Put the wider-tests pass (issuebench.strength) beside the official counts, which never change:
+    `wider_tests.strict_resolved_instances` is the stricter count, `breaking_ids` what it leaves out."""
+    import json
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["wider_tests"] = section
+    write_json(path, data)

@@ -22,6 +22,7 @@ Scope = Literal["covering", "modules", "suite"]
 SCOPES: tuple[str, ...] = ("covering", "modules", "suite")
 # Beyond this many modules the pass would be a suite run in all but name; the nearest are kept.
 MAX_MODULES = 25
+_DATA_DIRS = {"example_scripts", "examples", "fixtures", "data", "testdata"}
 
 
 @dataclass
@@ -74,24 +75,30 @@ def _is_test_module(name: str) -> bool:
 
 
 def module_tests(code_files: list[str], test_files: list[str], *, limit: int = MAX_MODULES) -> list[str]:
-    """Test modules of the changed code files, nearest first: same-name modules, then the package's tests."""
+    """Test modules of the changed code files, nearest first.
+
+    Per code file: the test modules named after it (`test_foo.py`, `foo_test.py`, `test_foo_*.py`),
+    then the rest of the tests folder inside its package. Example projects that test suites keep
+    as data (`example_scripts/`, `fixtures/`) are not modules to run."""
     ranked: dict[str, int] = {}
+    runnable = [t for t in test_files if not _DATA_DIRS.intersection(PurePosixPath(t).parts[:-1])]
     for path in code_files:
         p = PurePosixPath(path)
-        stem = p.parent.name if p.stem == "__init__" else p.stem
-        stem = stem.lstrip("_")
-        pkg_dir = str(p.parent)
-        for t in test_files:
+        stem = (p.parent.name if p.stem == "__init__" else p.stem).lstrip("_")
+        if not stem:
+            continue
+        named = {}
+        for t in runnable:
+            tstem = PurePosixPath(t).stem
+            if tstem in (f"test_{stem}", f"{stem}_test", f"{stem}_tests", f"test{stem}"):
+                named[t] = 0
+            elif len(stem) > 3 and tstem.startswith(f"test_{stem}_"):
+                named[t] = 1
+        for t in runnable:  # the tests folder that sits inside the changed package
             tp = PurePosixPath(t)
-            tstem = tp.stem
-            if stem and tstem in (f"test_{stem}", f"{stem}_test", f"{stem}_tests", f"test{stem}"):
-                rank = 0
-            elif stem and len(stem) > 3 and tstem.startswith(f"test_{stem}"):
-                rank = 1
-            elif str(tp.parent).startswith(pkg_dir + "/") and tp.parent.name in ("tests", "test", "testing"):
-                rank = 2  # the tests folder that sits inside the changed package
-            else:
-                continue
+            if tp.parent.parent == p.parent and tp.parent.name in ("tests", "test", "testing"):
+                named.setdefault(t, 2)
+        for t, rank in named.items():
             ranked[t] = min(rank, ranked.get(t, rank))
     return sorted(ranked, key=lambda t: (ranked[t], t))[:limit]
 

@@ -31,7 +31,14 @@ from issuebench.models import (
     TestStatus,
     stable_hash,
 )
-from issuebench.strength.select import Scope, changed_code, graded_files, list_test_files, module_tests
+from issuebench.strength.select import (
+    MAX_MODULES,
+    Scope,
+    changed_code,
+    graded_files,
+    list_test_files,
+    module_tests,
+)
 
 RESULT_FILE = "wider_tests.json"
 _PASS = {TestStatus.PASSED, TestStatus.XFAIL}
@@ -96,12 +103,13 @@ def compare_runs(gold: dict[str, TestStatus], cand: dict[str, TestStatus], grade
     return res
 
 
-def select_targets(task: Task, prediction: Prediction, source: Path, scope: Scope) -> list[str] | None:
+def select_targets(task: Task, prediction: Prediction, source: Path, scope: Scope,
+                   max_modules: int = MAX_MODULES) -> list[str] | None:
     """The test files of the pool (None: the whole suite)."""
     if scope == "suite":
         return None
     code = sorted({*changed_code(task.patch).files, *changed_code(prediction.model_patch).files})
-    targets = module_tests(code, list_test_files(source, task.base_commit))
+    targets = module_tests(code, list_test_files(source, task.base_commit), limit=max_modules)
     # A graded file holds tests beyond the lists too (the lists are what changed); keep it in.
     for f in graded_files(task.test_patch):
         if f.endswith(".py") and f not in targets:
@@ -127,10 +135,11 @@ class GoldRuns:
 
 
 def check_prediction(task: Task, prediction: Prediction, report: InstanceReport, ctx: EvalContext,
-                     scope: Scope, gold_runs: GoldRuns | None = None) -> WiderResult:
+                     scope: Scope, gold_runs: GoldRuns | None = None, max_modules: int = MAX_MODULES) -> WiderResult:
     """The pass for one resolved prediction. Never raises for a fault of the task or the patch."""
     gold_runs = gold_runs or GoldRuns()
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
+    inst_dir.mkdir(parents=True, exist_ok=True)
     base = WiderResult(task.instance_id, prediction.model_name_or_path, scope, "gold_failed")
     try:
         source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
@@ -149,8 +158,8 @@ def check_prediction(task: Task, prediction: Prediction, report: InstanceReport,
 
         result = covering_check(task, prediction, ctx, spec, source, gold_runs, base)
     else:
-        result = _pool_check(task, prediction, ctx, spec, select_targets(task, prediction, source, scope),
-                             gold_runs, base, inst_dir)
+        targets = select_targets(task, prediction, source, scope, max_modules)
+        result = _pool_check(task, prediction, ctx, spec, targets, gold_runs, base, inst_dir)
     artifacts.write_json(inst_dir / RESULT_FILE, asdict(result))
     return result
 
@@ -204,7 +213,7 @@ def read_result(inst_dir: Path) -> WiderResult | None:
 
 
 def wider_tests_pass(reports: list[InstanceReport], tasks: list[Task], predictions: list[Prediction],
-                     ctx: EvalContext, scope: Scope, *, workers: int = 1,
+                     ctx: EvalContext, scope: Scope, *, workers: int = 1, max_modules: int = MAX_MODULES,
                      on_result=None) -> list[WiderResult]:
     """Run the pass over every resolved report; one bad instance never stops the others."""
     by_task = {t.instance_id: t for t in tasks}
@@ -217,7 +226,7 @@ def wider_tests_pass(reports: list[InstanceReport], tasks: list[Task], predictio
     def one(job) -> WiderResult:
         task, pred, rep = job
         try:
-            res = check_prediction(task, pred, rep, ctx, scope, gold_runs)
+            res = check_prediction(task, pred, rep, ctx, scope, gold_runs, max_modules)
         except Exception as exc:  # the pass is an addition: it never takes the run down
             res = WiderResult(task.instance_id, pred.model_name_or_path, scope, "gold_failed",
                               reason=f"harness error: {type(exc).__name__}: {exc}")
