@@ -159,9 +159,26 @@ def _read_system_dir(path: Path) -> dict[str, InstanceResult]:
     return results
 
 
+# The ids a run evaluated (incomplete_ids lists the dataset's others, which it did not).
+_SUMMARY_ID_KEYS = ("submitted_ids", "completed_ids", "resolved_ids", "unresolved_ids", "empty_patch_ids",
+                    "error_ids")
+
+
 def _apply_summary(run: RunResults, summary: dict[str, Any]) -> None:
-    """Fill in what the summary knows and the folders do not (empty, errored, unsubmitted ids)."""
+    """Fill in what the summary knows and the folders do not (empty, errored, unsubmitted ids).
+
+    The summary says which instances the run was: folders of other ids (an earlier run that used
+    the same run id) are left out, so a report always agrees with the summary it reads.
+    """
     run.total = summary.get("total_instances")
+    listed = {iid for key in _SUMMARY_ID_KEYS for iid in summary.get(key) or []}
+    stale = sorted(i for i in run.instances if i not in listed)
+    for iid in stale:
+        del run.instances[iid]
+    if stale:
+        run.notes.append(f"{len(stale)} instance folder(s) beside the summary are not part of its run "
+                         f"(an earlier run with the same run id) and were left out: {', '.join(stale[:5])}"
+                         + (", ..." if len(stale) > 5 else ""))
     verdicts = [
         ("resolved_ids", InstanceStatus.RESOLVED.value, "listed as resolved in the run summary"),
         ("unresolved_ids", InstanceStatus.UNRESOLVED.value, "listed as unresolved in the run summary"),
@@ -203,11 +220,25 @@ def _summary_for_logs(system_dir: Path) -> Path | None:
     return None
 
 
-def _run_from_summary_file(path: Path) -> RunResults:
-    summary = _read_json(path)
+_NOT_A_SUMMARY_HINT = "give a <model>.<run_id>.json summary, a run folder, or a folder of instance folders"
+
+
+def _read_summary_file(path: Path) -> dict[str, Any]:
+    """A run summary, or one line saying what the file is instead (a dataset, predictions, ...)."""
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        kind = "a JSON Lines file (a dataset or predictions?)" if path.suffix == ".jsonl" else "not JSON"
+        raise InputError(path, f"not a run summary: {kind}", hint=_NOT_A_SUMMARY_HINT) from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}") from None
     if not _is_summary(summary):
-        raise InputError(path, "not a run summary (no resolved_ids / total_instances)",
-                         hint="give a <model>.<run_id>.json summary, a run folder, or a folder of instance folders")
+        raise InputError(path, "not a run summary (no resolved_ids / total_instances)", hint=_NOT_A_SUMMARY_HINT)
+    return summary
+
+
+def _run_from_summary_file(path: Path) -> RunResults:
+    summary = _read_summary_file(path)
     model, run_id, logs = _logs_for_summary(path)
     run = RunResults(name=model, source=path, run_id=run_id, model=model)
     if logs is not None:

@@ -17,9 +17,14 @@ REPORT_FORMATS = ("table", "json", "md", "csv", "html")
 
 
 def _check_format(fmt: str, allowed: tuple[str, ...]) -> str:
+    """Every verb names its human-readable output `table` (`text`, as `setup` says, is the same)."""
+    fmt = "table" if fmt == "text" else fmt
     if fmt not in allowed:
         raise InputError(None, f"unknown format {fmt!r}", field="--format", hint=f"use one of {', '.join(allowed)}")
     return fmt
+
+
+OUTPUT_HELP = "Write here instead of stdout."
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -44,14 +49,14 @@ def _load_dataset(dataset: str | None):
 def report_cmd(
     runs: list[Path] = typer.Argument(..., help="Run summaries, run folders or folders of instance folders."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | json | md | csv | html"),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
     dataset: str | None = typer.Option(None, "--dataset", "-d", help="Tasks: rates are over this set."),
     predictions: list[Path] = typer.Option([], "--predictions", "-p", help="Prediction files with cost/usage."),
 ) -> None:
     """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost."""
     from issuebench.analysis.report import render, report_from_paths, to_rich_tables
 
-    _check_format(fmt, REPORT_FORMATS)
+    fmt = _check_format(fmt, REPORT_FORMATS)
     report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
     if fmt == "table" and output is None:
         for table in to_rich_tables(report):
@@ -79,14 +84,14 @@ def compare_cmd(
     run_a: Path = typer.Argument(..., help="System A: a run summary or one system's run folder."),
     run_b: Path = typer.Argument(..., help="System B."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | json | md"),
-    output: Path | None = typer.Option(None, "--output", "-o"),
+    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
     n_boot: int = typer.Option(10_000, "--bootstrap", help="Bootstrap resamples."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap (same seed, same interval)."),
 ) -> None:
     """Paired difference over shared tasks: bootstrap interval, exact McNemar, tasks needed."""
     from issuebench.analysis.compare import compare_runs, to_json, to_markdown, to_text
 
-    _check_format(fmt, ("table", "json", "md"))
+    fmt = _check_format(fmt, ("table", "json", "md"))
     a, b = _one_system(run_a, "A"), _one_system(run_b, "B")
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
@@ -99,19 +104,19 @@ def compare_cmd(
 def audit_cmd(
     dataset: str = typer.Argument(..., help="Tasks: .json, .jsonl, .parquet, a folder or a hub name."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
-    output: Path | None = typer.Option(None, "--output", "-o"),
+    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
     run: Path | None = typer.Option(None, "--run", help="A run: correlate each characteristic with success."),
     alternatives: Path | None = typer.Option(
         None, "--alternatives", help="Predictions holding known-valid alternative fixes: run them and list rejects."),
     output_dir: Path = typer.Option(Path("audit-output"), "--output-dir", help="Where --alternatives runs write."),
-    repos_dir: Path | None = typer.Option(None, "--repos-dir", help="Local clones for --alternatives."),
+    repos_dir: Path | None = typer.Option(None, "--repos-dir", "--repos", help="Local clones for --alternatives."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run --alternatives without bubblewrap."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds per instance for --alternatives."),
 ) -> None:
     """Lite rules rule by rule, Verified-style checks, characteristics (and their link to success)."""
     from issuebench.analysis.audit_report import audit_tasks, to_json, to_text
 
-    _check_format(fmt, ("table", "json"))
+    fmt = _check_format(fmt, ("table", "json"))
     tasks = _load_dataset(dataset)
     system = _one_system(run, "--run") if run is not None else None
     rejected = None
@@ -134,7 +139,7 @@ def contamination_cmd(
     cutoff: str | None = typer.Option(None, "--cutoff", help="ISO date, e.g. a model's training cutoff."),
     threshold: float = typer.Option(0.7, "--threshold", help="Jaccard similarity that counts as a near-duplicate."),
     fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
-    output: Path | None = typer.Option(None, "--output", "-o"),
+    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
 ) -> None:
     """Probes for memorization: a date split with a one-sided test, and near-duplicate statements."""
     import json
@@ -142,7 +147,7 @@ def contamination_cmd(
 
     from issuebench.analysis.contamination import date_split, near_duplicates
 
-    _check_format(fmt, ("table", "json"))
+    fmt = _check_format(fmt, ("table", "json"))
     tasks = _load_dataset(dataset)
     doc: dict = {"tasks": len(tasks)}
     lines = [f"{len(tasks)} tasks"]
@@ -175,7 +180,7 @@ def perturb_cmd(
     reword: bool = typer.Option(False, "--reword", help="Reword statements (code, examples untouched)."),
     rename: bool = typer.Option(False, "--rename", help="Rename one symbol through patches, tests, statement."),
     repos_dir: Path | None = typer.Option(
-        None, "--repos-dir", help="With --rename: rewrite these clones too (new commit, new base_commit)."),
+        None, "--repos-dir", "--repos", help="With --rename: rewrite these clones too (new commit, new base_commit)."),
 ) -> None:
     """Write a perturbed copy of a dataset, to re-evaluate and compare with the original."""
     from issuebench.analysis.contamination import rename_task_and_repository, reword_task

@@ -56,7 +56,8 @@ def collect_command(
                                        "(needs GITHUB_TOKEN and the API)."),
     github_api: str = typer.Option(None, "--github-api", help="GitHub API base URL (default: "
                                    "$ISSUEBENCH_GITHUB_API or the public API)."),
-    recipe: Path = typer.Option(None, "--recipe", help="Environment recipe (TOML, EnvSpec fields) for every task."),
+    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file of EnvSpec fields) "
+                                "for every task."),
     no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
 ) -> None:
     """Mine candidate tasks (merged PRs, or commits) that change both tests and code."""
@@ -76,12 +77,15 @@ def collect_command(
 def validate_command(
     tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, any dataset, "
                                       "or 'demo'."),
-    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
+    repos: Path = typer.Option(None, "--repos-dir", "--repos", help="Folder of local clones: DIR/owner__name or "
+                               "DIR/owner/name."),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per side; a test must agree in all of them."),
     output: Path = typer.Option(Path("tasks.jsonl"), "--output", "-o", help="Validated tasks (SWE-bench JSONL)."),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="Tasks validated in parallel."),
-    recipe: Path = typer.Option(None, "--recipe", help="Environment recipe (TOML) for rows without `env`."),
-    recipes: Path = typer.Option(None, "--recipes", help="A folder of environment recipes (TOML)."),
+    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file) for rows without "
+                                "`env`."),
+    recipes: Path = typer.Option(None, "--recipes", help="A folder of environment recipes (TOML files, one per "
+                                 "repository)."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
 ) -> None:

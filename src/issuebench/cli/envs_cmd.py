@@ -58,7 +58,7 @@ def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs
 
 @envs_app.command("du")
 @friendly_errors
-def du_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir")) -> None:
+def du_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
     """Disk used by all environments: real (hard links counted once) vs the sum of apparent sizes."""
     from issuebench.envs import cache
 
@@ -81,7 +81,7 @@ def prune_cmd(
     failed: bool = typer.Option(False, "--failed", help="remove failed and incomplete builds"),
     max_env_disk: str | None = typer.Option(None, "--max-env-disk",
                                             help="remove least recently used envs until real disk use fits, e.g. 20G"),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir"),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)"),
 ) -> None:
     """Remove environments (all, failed, or least recently used beyond a disk budget)."""
     from issuebench.envs import cache
@@ -100,10 +100,11 @@ def build_cmd(
     workers: int = typer.Option(2, "--workers", "-w", help="environments built at once"),
     recipes: Path | None = typer.Option(None, "--recipes", help="folder of recipe TOML files (wins over packaged)"),
     repos_dir: Path | None = typer.Option(None, "--repos-dir", help="local clones (owner__name)"),
-    instance_ids: list[str] | None = typer.Option(None, "--instance-ids", "-i"),
+    instance_ids: list[str] | None = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
     python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest"),
     rebuild: bool = typer.Option(False, "--rebuild", help="rebuild even if built or recorded as failed"),
-    offline: bool = typer.Option(False, "--offline", help="install from uv's cache only"),
+    offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
+                                 "packages only from the local cache."),
 ) -> None:
     """Pre-build the environments a dataset needs, each once, several at a time."""
     from issuebench.datasets import load_tasks
@@ -120,7 +121,7 @@ def build_cmd(
     problems: list[str] = []
     for task in tasks:
         try:
-            source = find_repo(task.repo, repos_dir)
+            source = find_repo(task.repo, repos_dir, allow_clone=not offline)
             spec = resolve_spec(task, recipes, repo_dir=source)
         except IssuebenchError as exc:
             problems.append(f"{task.instance_id}: {exc.message}")

@@ -19,7 +19,8 @@ def regrade_command(
     logs: Path = typer.Option(..., "--logs", "-l", help="A run's output folder, logs/run_evaluation/..., "
                               "or any folder of <instance_id>/test_output.txt (found recursively)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks (.json/.jsonl/.parquet, folder, 'demo', hub "
-                                "name): needs instance_id, repo or log_parser, FAIL_TO_PASS, PASS_TO_PASS."),
+                                "name): needs instance_id, FAIL_TO_PASS, PASS_TO_PASS; repo or log_parser picks the parser "
+                                "(default: the repository named by the id)."),
     output: Path = typer.Option(None, "--output", "-o", help="Write report.json per instance (same layout as "
                                 "--logs) and the run summary here. Without it, only print the results."),
     strict: bool = typer.Option(False, "--strict", help="Also count XFAIL/SKIPPED as FAIL_TO_PASS failures."),
@@ -39,7 +40,7 @@ def regrade_command(
     from issuebench.models import InstanceStatus
     from issuebench.regrade import regrade
 
-    tasks = load_tasks(dataset, split=split)
+    tasks = load_tasks(dataset, split=split, needs_checkout=False)  # grading reads no repository
     result = regrade(logs, tasks, output, strict=strict, rule=rule, run_id=run_id, model=model,
                      recipes_dir=recipes, parser_name=parser)
     reports = result.reports

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_choice, console, err_console, friendly_errors
 
 
 def register(app: typer.Typer) -> None:
@@ -22,7 +22,8 @@ def setup(
     date: str | None = typer.Option(None, "--date", help="Resolve packages as of this ISO date "
                                     "(default: the commit's date; for a folder, its newest file)."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write the recipe here (.toml or .json)."),
-    fmt: str = typer.Option("text", "--format", help="text, or json: one JSON object on stdout."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table (lines for a person) | json (one JSON object "
+                            "on stdout)."),
     max_iterations: int = typer.Option(4, "--max-iterations", min=1, help="Builds to try at most."),
     model: str | None = typer.Option(None, "--model", help="Optional OpenAI-compatible model as URL/NAME "
                                      "(key from ISSUEBENCH_MODEL_API_KEY or OPENAI_API_KEY)."),
@@ -39,8 +40,7 @@ def setup(
     from issuebench.setup import setup_repository
     from issuebench.setup.recipe_io import write_recipe
 
-    if fmt not in ("text", "json"):
-        raise typer.BadParameter("--format must be text or json")
+    fmt = check_choice("--format", "table" if fmt == "text" else fmt, ("table", "json"))
     result = setup_repository(src, commit=commit, date=date, max_iterations=max_iterations, model=model,
                               threshold=threshold, memory=not no_memory, repo_name=repo_name,
                               test_timeout=test_timeout, progress=None if quiet else _progress)
