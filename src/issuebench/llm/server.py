@@ -1,9 +1,10 @@
 """A loopback HTTP server speaking the chat-completions API, answering from a replay script.
 
 Tests and the demo point the real client (the `openai` package, over real HTTP) at it. It can
-inject faults, one per request in order: "429" (rate limit, with Retry-After), "500", "503",
-"slow:SECONDS" (answer late, to trip the client's timeout), "drop" (close without answering),
-"ok". After the list runs out every request is answered normally.
+inject faults, one per request in order: "429" (rate limit, with Retry-After), "500", "502",
+"503", "400" (a refused request, which is not retried), "slow:SECONDS" (answer late, to trip the
+client's timeout), "drop" (close without answering), "ok". After the list runs out every request
+is answered normally.
 
     with LoopbackServer(ReplayModel(script), faults=["429", "500"]) as server:
         model = OpenAIModel("replay", base_url=server.url)
@@ -117,7 +118,7 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                 return
             fault = server.next_fault()
-            if fault in ("429", "500", "502", "503"):
+            if fault in ("400", "429", "500", "502", "503"):
                 code = int(fault)
                 headers = {"Retry-After": "0"} if code == 429 else None
                 self._send(code, {"error": {"message": f"injected {code}", "type": "injected"}}, headers)
