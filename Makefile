@@ -12,13 +12,15 @@ $(STAMP): pyproject.toml
 	@$(PY_BOOTSTRAP) scripts/check-python.py
 	@test -x $(BIN)/python || $(PY_BOOTSTRAP) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
+	@echo "installing issuebench and its dependencies into $(VENV) (a minute or so the first time)"
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,ray]'
 	@touch $(STAMP)
 
 install: $(STAMP)
 
 demo: install
 	$(BIN)/issuebench demo
+	@echo "issuebench is installed in $(BIN): run $(BIN)/issuebench --help, or 'source $(BIN)/activate' first to type just issuebench"
 
 test: install
 	@bash scripts/install-system.sh --test-tools

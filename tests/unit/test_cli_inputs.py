@@ -186,3 +186,20 @@ def test_help_shows_no_bool_labels_and_every_option_has_help(verb):
     names = {opt for p in command.params for opt in p.opts}
     # One name for each idea across verbs (--repos stays as a second spelling of --repos-dir).
     assert "--repos" not in names or "--repos-dir" in names
+
+
+def test_the_demo_says_how_to_run_issuebench_when_it_is_not_on_path(tmp_path, monkeypatch):
+    from issuebench.cli.demo_cmd import how_to_run
+
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "issuebench"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert how_to_run(str(script), path="/nonexistent") == ".venv/bin/issuebench"
+    assert how_to_run(str(script), path=str(bin_dir)) == "issuebench"  # activated: on PATH
+    makefile = (Path(__file__).parents[2] / "Makefile").read_text()
+    demo_recipe = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    assert "activate" in demo_recipe and "$(BIN)/issuebench --help" in demo_recipe
+    assert "pip install --quiet -e" not in makefile  # the long install shows its progress

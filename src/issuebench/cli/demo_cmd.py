@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import typer
@@ -59,9 +61,26 @@ def demo_command(
     agree = sum(expected.get(r.instance_id) == r.status.value for r in mixed.reports)
     console.print(f"\n{agree}/{len(mixed.reports)} verdicts match what each patch was written to produce.")
     console.print(f"Logs and reports: {output}/logs/run_evaluation/demo/ — summaries: {output}/*.demo.json")
-    console.print("Next: [bold]issuebench eval --dataset demo --predictions gold[/], or your own dataset.")
+    console.print(f"Next: [bold]{how_to_run()} eval --dataset demo --predictions gold[/], or your own dataset.",
+                  highlight=False)
+    if how_to_run() != "issuebench":
+        console.print(f"(or [bold]source {Path(how_to_run()).parent / 'activate'}[/] first, to type just issuebench)",
+                      highlight=False)
     if agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
         raise typer.Exit(1)
+
+
+def how_to_run(argv0: str | None = None, path: str | None = None) -> str:
+    """The command a user can type to run issuebench again: plain `issuebench` when it is on PATH
+    (as after activating the venv), else the script this process was started as (.venv/bin/issuebench)."""
+    script = Path(argv0 if argv0 is not None else sys.argv[0])
+    found = shutil.which("issuebench", path=path)
+    if script.name != "issuebench" or (found and Path(found).resolve() == script.resolve()):
+        return "issuebench"
+    try:
+        return str(script.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(script.resolve())
 
 
 def _mixed_table(reports: list[InstanceReport], details: dict[str, dict]) -> Table:
