@@ -11,10 +11,11 @@ import json
 
 import pytest
 
+from issuebench.analysis.report import render, report_from_paths
 from issuebench.harness import build_context, run_evaluation
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
+from issuebench.strength.post import after_eval
 from issuebench.strength.test_strength import measure_tasks
-from issuebench.strength.wider import summary_section, wider_tests_pass
 from tests.gitrepo import diff_between, git, init_repo
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
@@ -105,13 +106,19 @@ def test_a_resolved_patch_that_breaks_an_ungraded_test_is_named(project, tmp_pat
     c = ctx(project, tmp_path)
     result = run_evaluation([t], preds, c, workers=1)
     assert {r.status for r in result.reports} == {InstanceStatus.RESOLVED}  # the official verdict stays
-    wider = {w.model: w for w in wider_tests_pass(result.reports, [t], preds, c, "modules")}
-    assert wider["breaker"].status == "checked" and wider["breaker"].breaks == ["tests.test_ops.ChunksTest.test_chunks"]
-    assert wider["clean"].status == "checked" and wider["clean"].breaks == [] and wider["clean"].compared >= 1
-    section = summary_section([wider["breaker"]], [t.instance_id], "modules")
-    assert section["strict_resolved_instances"] == 0 and section["breaking_ids"] == [t.instance_id]
-    saved = json.loads((c.layout.instance_dir("breaker", t.instance_id) / "wider_tests.json").read_text())
-    assert saved["breaks"] == ["tests.test_ops.ChunksTest.test_chunks"]
+    found = after_eval(result, [t], preds, c, "modules")
+    breaker, clean = found["breaker"][1][0], found["clean"][1][0]
+    assert breaker.status == "checked" and breaker.breaks == ["tests.test_ops.ChunksTest.test_chunks"]
+    assert clean.status == "checked" and clean.breaks == [] and clean.compared >= 1
+    # The summary keeps the official count and adds the stricter one; report and HTML show both.
+    summary = json.loads((tmp_path / "breaker.r.json").read_text())
+    assert summary["resolved_instances"] == 1 and summary["wider_tests"]["strict_resolved_instances"] == 0
+    report = report_from_paths([tmp_path / "breaker.r.json", tmp_path / "clean.r.json"])
+    by_name = {s.name: s for s in report.systems}
+    assert (by_name["breaker"].resolved, by_name["breaker"].strict_resolved) == (1, 0)
+    assert (by_name["clean"].resolved, by_name["clean"].strict_resolved) == (1, 1)
+    page = render(report, "html")
+    assert "Resolved without breaking wider tests" in page and "ChunksTest.test_chunks" in page
 
 
 def test_weak_tests_let_a_mutant_survive_and_strong_ones_do_not(project, tmp_path):

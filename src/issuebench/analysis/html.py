@@ -14,7 +14,7 @@ from string import Template
 
 from issuebench import __version__
 from issuebench.analysis.outcomes import OUTCOME_ORDER
-from issuebench.analysis.report import HEADLINE, Report, headline_rows
+from issuebench.analysis.report import HEADLINE, WIDER_HEADER, Report, headline_rows, wider_rows
 
 # Colour-blind-safe palette (Okabe-Ito) for the outcome categories, plus grey for "not graded".
 OUTCOME_COLOURS = {
@@ -230,4 +230,15 @@ def report_html(report: Report, title: str = "issuebench report") -> str:
         outcome_plot=outcome_plot(report), outcome_table=_table(["system", *cats], outcome_rows),
         status_table=_table(["system", "statuses"], status_rows, css="left"),
         notes=("<ul>" + "".join(notes) + "</ul>") if notes else "<p>None.</p>",
+        wider=_wider(report),
     )
+
+
+def _wider(report: Report) -> str:
+    """The stricter rate of an `eval --wider-tests` pass, beside the official one (nothing without a pass)."""
+    rows = wider_rows(report)
+    if not rows:
+        return ""
+    return ("<h2>Resolved without breaking wider tests</h2><p class=\"method\">The official rate stays; this one "
+            "also leaves out resolved patches that break other tests of the changed code (they are named in the "
+            "notes).</p>" + f'<div class="scroll">{_table(WIDER_HEADER, rows)}</div>')

@@ -53,6 +53,13 @@ class SystemSummary:
     cost_per_resolved: float | None = None
     pareto: bool | None = None
     notes: list[str] = field(default_factory=list)
+    # From an `eval --wider-tests` pass, when the run had one: resolved patches that break none of
+    # the other tests of the changed code (the official count above stays as it is).
+    strict_resolved: int | None = None
+    strict_rate: float | None = None
+    wider_scope: str | None = None
+    wider_checked: int = 0
+    breaking: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -106,7 +113,35 @@ def summarize(run: RunResults) -> SystemSummary:
         if len(costs) < len(results):
             summary.notes.append(f"cost known for {len(costs)} of {len(results)} instances; "
                                  "cost per resolved task undercounts")
+    _attach_wider(summary, run)
     return summary
+
+
+def _attach_wider(summary: SystemSummary, run: RunResults) -> None:
+    from issuebench.strength.read import wider_counts
+
+    found = wider_counts(run.source, sorted(run.instances))
+    if found is None:
+        return
+    resolved = run.resolved_ids
+    summary.breaking = {i: b for i, b in found.breaking.items() if i in resolved}
+    summary.strict_resolved = summary.resolved - len(summary.breaking)
+    summary.strict_rate = summary.strict_resolved / summary.total if summary.total else 0.0
+    summary.wider_scope, summary.wider_checked = found.scope, found.checked
+    for iid, tests in sorted(summary.breaking.items()):
+        summary.notes.append(f"{iid}: resolved, breaks {len(tests)} other test(s): " + ", ".join(tests[:5])
+                             + (" ..." if len(tests) > 5 else ""))
+
+
+WIDER_HEADER = ["system", "resolved", "rate", "without breaking wider tests", "stricter rate", "checked", "scope"]
+
+
+def wider_rows(report: Report) -> list[list[str]]:
+    """The stricter rate beside the official one, for systems whose run had a wider-tests pass."""
+    return [[s.name, f"{s.resolved}/{s.total}", _pct(s.rate), f"{s.strict_resolved}/{s.total}",
+             _pct(s.strict_rate or 0.0), str(s.wider_checked), s.wider_scope or ""]
+            for s in report.systems if s.strict_resolved is not None]
+
 
 
 def mark_pareto(systems: Sequence[SystemSummary]) -> None:
@@ -196,6 +231,10 @@ def to_markdown(report: Report) -> str:
             rr = s.per_repo.get(repo)
             cells.append(f"{rr.resolved}/{rr.total} ({_pct(rr.rate)})" if rr else "-")
         out.append(f"| {repo} | " + " | ".join(cells) + " |")
+    if wider_rows(report):
+        out += ["", "## Resolved without breaking wider tests (eval --wider-tests)", "",
+                "| " + " | ".join(WIDER_HEADER) + " |", "|" + "---|" * len(WIDER_HEADER)]
+        out += ["| " + " | ".join(r) + " |" for r in wider_rows(report)]
     notes = [(s.name, n) for s in report.systems for n in s.notes]
     if notes:
         out += ["", "## Notes", ""] + [f"- {name}: {n}" for name, n in notes]
@@ -250,7 +289,15 @@ def to_rich_tables(report: Report) -> list[Any]:
     for r in report.repos:
         repo.add_row(r, *[(f"{s.per_repo[r].resolved}/{s.per_repo[r].total}" if r in s.per_repo else "-")
                           for s in report.systems])
-    return [head, stat, outc, repo]
+    tables = [head, stat, outc, repo]
+    if wider_rows(report):
+        wide = Table(title="Resolved without breaking wider tests (the official rate stays)")
+        for col in WIDER_HEADER:
+            wide.add_column(col, justify="left" if col in ("system", "scope") else "right")
+        for row in wider_rows(report):
+            wide.add_row(*row)
+        tables.append(wide)
+    return tables
 
 
 def render(report: Report, fmt: str) -> str:

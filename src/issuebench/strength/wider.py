@@ -194,6 +194,12 @@ def finish(base: WiderResult, gold: TestRun, cand: TestRun, task: Task, targets:
         base.reason = f"candidate run {cand.status.value}: {cand.reason}"[:500]
         return base
     cmp = compare_runs(gold.status_map, cand.status_map, {*task.FAIL_TO_PASS, *task.PASS_TO_PASS})
+    if not cmp.compared:
+        base.status = "skipped"
+        base.reason = ("no test beyond the graded lists passes with gold"
+                       + (f" ({len(cmp.gold_failing)} fail with gold too)" if cmp.gold_failing else ""))
+        base.gold_failing = cmp.gold_failing
+        return base
     return replace(base, status="checked", compared=cmp.compared, breaks=cmp.breaks, missing=cmp.missing,
                    gold_failing=cmp.gold_failing,
                    reason=(f"breaks {len(cmp.breaks)} other test(s)" if cmp.breaks
