@@ -60,13 +60,16 @@ def demo_command(
             console.print(f"  [bold]{status.value}[/]: {STATUS_MEANING[status]}")
     agree = sum(expected.get(r.instance_id) == r.status.value for r in mixed.reports)
     console.print(f"\n{agree}/{len(mixed.reports)} verdicts match what each patch was written to produce.")
+    from issuebench.cli.demo_predict import predict_grade_report
+
+    predicted_ok = predict_grade_report(console, tasks, ctx, output, workers)
     console.print(f"Logs and reports: {output}/logs/run_evaluation/demo/ — summaries: {output}/*.demo.json")
     console.print(f"Next: [bold]{how_to_run()} eval --dataset demo --predictions gold[/], or your own dataset.",
                   highlight=False)
     if how_to_run() != "issuebench":
         console.print(f"(or [bold]source {Path(how_to_run()).parent / 'activate'}[/] first, to type just issuebench)",
                       highlight=False)
-    if agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
+    if not predicted_ok or agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
         raise typer.Exit(1)
 
 

@@ -1,0 +1,87 @@
+"""The demo's last step: predict → grade → report, offline, with the shipped test models.
+
+A loopback chat-completions server answers from a replay script (each task solved with its gold
+patch), and injects a rate limit and a server error on the way; the real client retries them.
+`agent` and `infer` (BM25) make predictions, `eval` grades them, `report` sums them up.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from issuebench.harness.instance import EvalContext
+from issuebench.models import InstanceStatus, Task
+
+PER_PROJECT = 1  # tasks per demo project: enough to show every stage, quick enough for `make demo`
+
+
+def pick_tasks(tasks: list[Task]) -> list[Task]:
+    seen: dict[str, int] = {}
+    out = []
+    for task in tasks:
+        if seen.get(task.repo, 0) < PER_PROJECT:
+            seen[task.repo] = seen.get(task.repo, 0) + 1
+            out.append(task)
+    return out
+
+
+def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, output: Path,
+                         workers: int | None = None) -> bool:
+    """Run the step and print it; True when every prediction was graded resolved."""
+    from issuebench.agent import AgentConfig, run_agent
+    from issuebench.analysis.report import report_from_paths
+    from issuebench.datasets import load_predictions
+    from issuebench.harness import run_evaluation
+    from issuebench.infer import InferConfig, run_infer
+    from issuebench.llm import LoopbackServer, OpenAIModel, ReplayModel, RetryPolicy, solve_script
+
+    chosen = pick_tasks(tasks)
+    retry = RetryPolicy(retries=4, backoff=0.05)
+    rows, ok = [], True
+    for mode in ("agent", "infer"):
+        name = f"replay-{mode}"
+        folder = output / "predict" / mode
+        started = time.monotonic()
+        server = LoopbackServer(ReplayModel(solve_script(chosen, mode=mode), name=name), faults=["429", "500"])
+        with server, console.status(f"{mode}: asking the replay model over loopback HTTP…"):
+            model = OpenAIModel(name, base_url=server.url, api_key="loopback", retry=retry)
+            if mode == "agent":
+                run_agent(chosen, model, ctx, folder, config=AgentConfig(step_limit=10, cost_limit=0.5,
+                                                                           command_timeout=60),
+                          workers=workers or 2, resume=False)
+            else:
+                run_infer(chosen, model, folder, InferConfig(repos_dir=ctx.repos_dir), workers=workers or 2,
+                          resume=False)
+        preds_path = folder / "preds.jsonl"
+        preds = load_predictions(preds_path, chosen).predictions if preds_path.is_file() else []
+        with console.status(f"grading the {mode}'s patches…"):
+            graded = run_evaluation(chosen, preds, ctx, workers=workers)
+        ok = ok and len(preds) == len(chosen) and all(r.status is InstanceStatus.RESOLVED for r in graded.reports)
+        steps = [json.loads(line).get("steps", 0) for line in preds_path.read_text().splitlines()] if preds else []
+        summaries = [m.summary_path for m in graded.models]
+        system = report_from_paths(summaries).systems[0] if summaries else None
+        rows.append((mode, system, sum(steps), server.fault_log, time.monotonic() - started, folder))
+    console.print(_table(rows, len(chosen)))
+    agent_dir = output / "predict" / "agent"
+    console.print(f"Predictions: {output / 'predict'}/{{agent,infer}}/preds.jsonl — an agent's steps: "
+                  f"[bold]issuebench agent show {chosen[0].instance_id} -o {agent_dir}[/]", highlight=False)
+    return ok
+
+
+def _table(rows: list, n: int) -> Table:
+    table = Table(title=f"3. Predict → grade → report ({n} tasks, a replay model behind a loopback server)",
+                  header_style="bold", caption="agent: the bash-only loop, each command in the sandbox; infer: BM25 "
+                  "files + one call. The API faults were injected on purpose and retried; none counts against "
+                  "a task. Cost at the test model's rate in the price table: nothing is billed.")
+    for col in ("how", "resolved", "cost $", "steps", "faults retried", "s"):
+        table.add_column(col, justify="left" if col in ("how", "faults retried") else "right", no_wrap=True)
+    for mode, system, steps, faults, seconds, _folder in rows:
+        resolved = f"{system.resolved}/{system.total}" if system else "0"
+        cost = f"{system.total_cost:.4f}" if system and system.total_cost is not None else "-"
+        table.add_row(mode, resolved, cost, str(steps), ", ".join(faults) or "-", f"{seconds:.1f}")
+    return table
