@@ -157,3 +157,20 @@ def test_sample_skips_input_folders_and_counts_only_the_repositorys_own_tests(tm
                 "test_bar.py::test_bar[0]": TestStatus.FAILED}
     assert counted_here(statuses, tree) == {"testing/test_001.py::test": TestStatus.PASSED}
     assert counted_here({"test_x (pkg.Tests)": TestStatus.PASSED}, tree) == {"test_x (pkg.Tests)": TestStatus.PASSED}
+
+
+def test_old_pytest_without_per_test_lines_is_run_verbose() -> None:
+    from issuebench.setup.loop import _quiet_pytest
+    from issuebench.setup.runner import Run
+
+    plan = _plan(["pytest"], test_cmd="pytest -rA")
+    run = Run("test", log="collected 779 items\n...\n========== 779 passed in 4.28 seconds ==========\n")
+    diagnosis = _quiet_pytest(run, plan)
+    assert diagnosis is not None
+    fix = apply_rule(diagnosis, plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
+    assert fix is not None and fix.plan.spec.log_parser == "pytest_v2"
+    assert fix.plan.spec.test_cmd == "pytest -rA -v -o console_output_style=classic"
+    from issuebench.parsers import get_parser
+
+    assert get_parser("pytest_v2")("tests/test_a.py::test_x PASSED\n") == {"tests/test_a.py::test_x": "PASSED"}
+    assert _quiet_pytest(Run("test", log="== 3 failed in 1s =="), plan) is None

@@ -147,7 +147,7 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                 attempt.stage = "accepted"
                 attempt.seconds = round(time.monotonic() - t0, 2)
                 break
-            diagnosis = diagnose(run.log)
+            diagnosis = _quiet_pytest(run, plan) or diagnose(run.log)
             attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
             attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
             fix = None
@@ -194,6 +194,18 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
         return run, first.describe()
     return _confirm(runner, built, plan, first, confirm, run, tree)
+
+
+_PASSED_SUMMARY = re.compile(r"^=+ .*\b(\d+) passed", re.MULTILINE)
+
+
+def _quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
+    """Tests passed but no per-test line was parsed: an old pytest ignores the A of -rA."""
+    match = _PASSED_SUMMARY.search(run.log)
+    if run.stage != "test" or run.statuses or plan.runner != "pytest" or not match:
+        return None
+    return Diagnosis(kind="test_command_wrong", fix="verbose_pytest", line=match.group(0)[:200],
+                     excerpt=match.group(0))
 
 
 def _mine(run: Run, plan: Plan, tree: SourceTree) -> Run:

@@ -303,3 +303,15 @@ def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
     new = plan.copy(runner="pytest", test_cmd=PYTEST_CMD, log_parser="pytest")
     fix = _with_packages(new, ["pytest"], "no tests ran under unittest: use pytest")
     return fix or Fix(new, "no tests ran under unittest: use pytest")
+
+
+@rule
+def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """An old pytest prints no `PASSED id` summary lines: run verbose, read `id PASSED` lines."""
+    if " -v" in f" {plan.spec.test_cmd} ":
+        return None
+    # The classic console style ends each verbose line with its status (no progress percentage),
+    # the form parser pytest_v2 reads.
+    command = f"{plan.spec.test_cmd} -v -o console_output_style=classic"
+    return Fix(plan.copy(test_cmd=command, log_parser="pytest_v2"),
+               "no per-test results in the log: run pytest -v (classic style), parser pytest_v2")
