@@ -112,12 +112,24 @@ def audit_cmd(
     repos_dir: Path | None = typer.Option(None, "--repos-dir", "--repos", help="Local clones for --alternatives."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run --alternatives without bubblewrap."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds per instance for --alternatives."),
+    test_strength: bool = typer.Option(False, "--test-strength", help="Mutate the code the gold patch changed and "
+                                       "report the share of mutants each task's own tests reject."),
+    mutants: int = typer.Option(10, "--mutants", help="With --test-strength: at most this many mutants per task."),
+    workers: int = typer.Option(1, "--workers", "-w", help="With --test-strength: tasks in parallel."),
 ) -> None:
     """Lite rules rule by rule, Verified-style checks, characteristics (and their link to success)."""
     from issuebench.analysis.audit_report import audit_tasks, to_json, to_text
 
     fmt = _check_format(fmt, ("table", "json"))
     tasks = _load_dataset(dataset)
+    if test_strength:
+        from issuebench.strength import strength_report
+
+        results = strength_report.run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir,
+                                                    no_sandbox=no_sandbox, timeout=timeout, mutants=mutants,
+                                                    workers=workers)
+        _emit(strength_report.to_json(results) if fmt == "json" else strength_report.to_text(results), output)
+        return
     system = _one_system(run, "--run") if run is not None else None
     rejected = None
     if alternatives is not None:

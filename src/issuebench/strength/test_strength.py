@@ -36,6 +36,7 @@ class MutantResult:
     killed: bool
     how: str            # the failing tests, or the status that killed it
     patch: str = ""     # gold + mutation, kept for survivors only
+    shown: list[str] = field(default_factory=list)  # the line in the gold-fixed tree, and as mutated
 
 
 @dataclass
@@ -75,7 +76,8 @@ def sample(mutants: list[Mutant], limit: int) -> list[Mutant]:
     return [mutants[int(i * step)] for i in range(limit)]
 
 
-def mutant_patches(task: Task, source, mutator: Mutator, limit: int) -> tuple[list[tuple[Mutant, str]], int]:
+def mutant_patches(task: Task, source, mutator: Mutator,
+                   limit: int) -> tuple[list[tuple[Mutant, str, list[str]]], int]:
     """Each sampled mutant as a patch against the base commit (the gold fix with one change)."""
     from issuebench.models import PatchStatus
     from issuebench.patch import apply_patch
@@ -95,9 +97,13 @@ def mutant_patches(task: Task, source, mutator: Mutator, limit: int) -> tuple[li
         for m in chosen:
             target = ws / m.path
             original = target.read_bytes()
+            before = original.decode(errors="replace").splitlines()
+            after = m.text.splitlines()
+            shown = [f"- {before[m.line - 1].strip()}", f"+ {after[m.line - 1].strip()}"] \
+                if m.line <= min(len(before), len(after)) else []
             target.write_text(m.text, encoding="utf-8")
             git(ws, "add", "-A")
-            out.append((m, git(ws, "diff", "--cached", task.base_commit).stdout))
+            out.append((m, git(ws, "diff", "--cached", task.base_commit).stdout, shown))
             target.write_bytes(original)
         return out, len(found)
     finally:
@@ -126,7 +132,7 @@ def measure_task(task: Task, ctx: EvalContext, *, mutator: Mutator | None = None
     if not patches:
         result.status, result.reason = "no_mutants", "no mutable operator or constant on the changed lines"
         return result
-    for mutant, patch in patches:
+    for mutant, patch, shown in patches:
         run = run_tests(task, patch, ctx, spec=spec)
         if run.status is InstanceStatus.UNRESOLVED:
             g = grade(run.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type)
@@ -138,7 +144,7 @@ def measure_task(task: Task, ctx: EvalContext, *, mutator: Mutator | None = None
                               InstanceStatus.ENV_FAILED, InstanceStatus.SANDBOX_FAILED):
                 continue  # not a verdict on the tests
         result.mutants.append(MutantResult(mutant.path, mutant.line, mutant.description, killed, how,
-                                           "" if killed else patch))
+                                           "" if killed else patch, shown))
     result.status = "measured" if result.mutants else "no_mutants"
     return result
 
