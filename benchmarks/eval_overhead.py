@@ -6,7 +6,8 @@ Prints ratios measured in this one process, so a noisy machine shifts both sides
 - eval (1 worker) / direct: everything the harness adds (workspace, patching, sandbox, parsing,
   artifacts) over the bare test commands run one after another in a prepared checkout;
 - eval (2 workers) / direct: the same with the default parallelism of a 2-core machine;
-- cached rerun / first run: a finished run evaluated again.
+- cached rerun / first run: a finished run evaluated again. Each round's first run starts from an
+  empty shared result cache (its key holds no run id, so an earlier round's run would serve it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from issuebench import config
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
 from issuebench.harness import build_context, commands, run_evaluation
@@ -70,6 +72,13 @@ def time_eval(tasks, out: Path, run_id: str, workers: int, use_cache: bool) -> f
     return elapsed
 
 
+def first_and_rerun(tasks, out: Path) -> tuple[float, float]:
+    """Seconds of a first run (nothing cached, environments warm) and of the same run again."""
+    shutil.rmtree(config.results_cache_dir(), ignore_errors=True)
+    first = time_eval(tasks, out, "c", 2, use_cache=True)
+    return first, time_eval(tasks, out, "c", 2, use_cache=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -86,8 +95,8 @@ def main() -> None:
             direct.append(time_direct(checkouts, ctx))
             eval1.append(time_eval(tasks, tmp_path / f"e1-{i}", "e1", 1, use_cache=False))
             eval2.append(time_eval(tasks, tmp_path / f"e2-{i}", "e2", 2, use_cache=False))
-            first = time_eval(tasks, tmp_path / f"c-{i}", "c", 2, use_cache=True)
-            rerun.append(time_eval(tasks, tmp_path / f"c-{i}", "c", 2, use_cache=True) / first)
+            first, again = first_and_rerun(tasks, tmp_path / f"c-{i}")
+            rerun.append(again / first)
         for _, ws in checkouts:
             git(ws, "status")  # checkouts stay valid throughout
         d, e1, e2 = statistics.median(direct), statistics.median(eval1), statistics.median(eval2)
