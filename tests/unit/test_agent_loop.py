@@ -117,3 +117,17 @@ def test_the_sentinel_must_start_the_output() -> None:
     replay = model([bash("grep x")])
     traj = Agent(replay, AgentConfig(step_limit=2)).run(TASK, shell)
     assert traj.exit_status == "step_limit"
+
+
+def test_wall_time_limit_stops_before_the_next_call() -> None:
+    now = [0.0]
+
+    class SlowShell(FakeShell):
+        def execute(self, command: str) -> Obs:
+            now[0] += 10.0  # every command takes ten seconds of the clock
+            return super().execute(command)
+
+    replay = model([bash("make")])
+    traj = Agent(replay, AgentConfig(step_limit=0, cost_limit=0, wall_limit=25), clock=lambda: now[0]).run(
+        TASK, SlowShell())
+    assert traj.exit_status == "wall_limit" and traj.steps == 3 and replay.total.calls == 3

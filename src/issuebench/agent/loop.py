@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -93,10 +94,12 @@ def truncate(output: str, keep: int) -> tuple[str, str]:
 
 
 class Agent:
-    def __init__(self, model: Model, config: AgentConfig, ledger: CostLedger | None = None) -> None:
+    def __init__(self, model: Model, config: AgentConfig, ledger: CostLedger | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
         self.config = config
         self.ledger = ledger or CostLedger()
+        self.clock = clock  # injectable, so the wall-time limit is tested without waiting
 
     def run(self, task: Task, env: Executor) -> Trajectory:
         cfg = self.config
@@ -109,18 +112,18 @@ class Agent:
             {"role": "user", "content": render(load("instance"), repo=task.repo,
                                                problem_statement=task.problem_statement)},
         ]
-        started = time.monotonic()
+        started = self.clock()
         try:
             self._loop(traj, env, started)
         finally:
-            traj.duration = time.monotonic() - started
+            traj.duration = self.clock() - started
         return traj
 
     def _stop_reason(self, traj: Trajectory, started: float, costliest: float) -> tuple[str, str] | None:
         cfg = self.config
         if cfg.step_limit and traj.steps >= cfg.step_limit:
             return "step_limit", f"reached the step limit ({cfg.step_limit} model calls)"
-        if cfg.wall_limit and time.monotonic() - started >= cfg.wall_limit:
+        if cfg.wall_limit and self.clock() - started >= cfg.wall_limit:
             return "wall_limit", f"reached the wall-time limit ({cfg.wall_limit:g} s)"
         # The next call is assumed to cost as much as the costliest so far: a call that would
         # cross the limit is never made, so the limit holds to the cent.
