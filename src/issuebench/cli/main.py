@@ -56,7 +56,7 @@ def _options(
 
 
 # Options that take one or more values after the flag, as the reference's `--instance_ids a b c`.
-MULTI_VALUE_OPTIONS = ("--instance-ids", "--instance_ids")
+MULTI_VALUE_OPTIONS = ("--instance-ids", "--instance_ids", "-i")
 
 
 def expand_multi_value_options(argv: list[str]) -> list[str]:
@@ -66,7 +66,7 @@ def expand_multi_value_options(argv: list[str]) -> list[str]:
     while i < len(argv):
         arg = argv[i]
         if arg in MULTI_VALUE_OPTIONS:
-            flag = "--instance-ids" if arg == "--instance_ids" else arg
+            flag = "--instance-ids" if arg in ("--instance_ids", "-i") else arg
             i += 1
             while i < len(argv) and not argv[i].startswith("-"):
                 out += [flag, argv[i]]
