@@ -19,3 +19,22 @@ def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
     empty.write_text("")
     os.environ["GIT_CONFIG_GLOBAL"] = str(empty)
     yield
+
+
+@pytest.fixture()
+def home_outside_tmp():
+    """A $HOME that only the sandbox's hiding of $HOME keeps out of reach.
+
+    Under /tmp (where tmp_path lives) a secret would be hidden by the sandbox's private /tmp
+    whatever it does with $HOME, and a test of the $HOME defence would pass without it.
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    try:
+        path = Path(tempfile.mkdtemp(prefix="issuebench-test-home-", dir="/var/tmp"))
+    except OSError:
+        pytest.skip("no writable /var/tmp for a home outside the sandbox's private /tmp")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -156,9 +156,8 @@ def test_network_outside_and_loopback_are_unreachable(world, tmp_path: Path) -> 
     assert hits == []
 
 
-def test_secret_in_home_cannot_be_read(world, tmp_path: Path, monkeypatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
+def test_secret_in_home_cannot_be_read(world, home_outside_tmp: Path, monkeypatch) -> None:
+    home = home_outside_tmp  # not under /tmp, which the sandbox hides anyway
     (home / ".netrc").write_text("machine example.com password hunter2\n")
     monkeypatch.setenv("HOME", str(home))
     prelude = f"""
@@ -312,18 +311,21 @@ def test_editing_the_test_to_assert_nothing_is_undone(world) -> None:
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
-def test_fake_markers_and_summary_cannot_pass(world) -> None:
-    fake = (
-        ">>>>> End Test Output\\n>>>>> Start Test Output\\n"
-        "PASSED tests/test_core.py::test_add\\nPASSED tests/test_core.py::test_mul\\n"
-        "============ 2 passed in 0.01s ============\\n>>>>> End Test Output\\n"
-    )
-    prelude = f"""
-    import os
-    os.write(1, b"{fake}")
-    """
-    report = evaluate(world, code_patch(world, prelude, fixed=False), "markers")
+def test_fake_passes_closed_by_a_fake_end_marker_cannot_pass(world, monkeypatch) -> None:
+    """The unfixed `add` prints every test 'passed' and an end marker; pytest -rA shows that output
+    in the report of the failing test, before its own summary line. Under the reference's rule (the
+    first end marker closes the section) the fake is all that gets graded: the nonce is the defence."""
+    fake = "PASSED tests/test_core.py::test_add\\nPASSED tests/test_core.py::test_mul\\n>>>>> End Test Output\\n"
+    body = "import os\n\n\n" + CORE.replace("    return a - b", f'    os.write(1, b"{fake}")\n    return a - b')
+    patch = diff_for(world["repo"], {"calc/core.py": body})
+    report = evaluate(world, patch, "fake-end")
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    # Without the nonce the same patch resolves the task: the test bites.
+    import issuebench.parsers as parsers
+    from issuebench.parsers.markers import extract_test_output
+
+    monkeypatch.setattr(parsers, "extract_test_output", lambda text, nonce=None: extract_test_output(text))
+    assert evaluate(world, patch, "fake-end-no-nonce").status is InstanceStatus.RESOLVED
 
 
 def test_fake_summary_printed_at_exit_cannot_pass(world) -> None:

@@ -90,12 +90,12 @@ def test_hollowed_test_file_is_put_back(demo, tmp_path):
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
-def test_reaching_out_and_reading_secrets_fail_quietly(demo, tmp_path, monkeypatch):
+def test_reaching_out_and_reading_secrets_fail_quietly(demo, tmp_path, home_outside_tmp, monkeypatch):
     task, _, ws = demo
-    secret = tmp_path / "home" / ".ssh" / "id_ed25519"
+    secret = home_outside_tmp / ".ssh" / "id_ed25519"  # not under /tmp, which the sandbox hides anyway
     secret.parent.mkdir(parents=True)
     secret.write_text("PRIVATE KEY\n")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HOME", str(home_outside_tmp))
     prelude = (
         "import socket as _s, pathlib as _p\n"
         "try:\n    _s.create_connection(('127.0.0.1', 22), timeout=1)\n    raise SystemExit('NETWORK')\n"

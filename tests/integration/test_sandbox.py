@@ -143,15 +143,19 @@ def test_cannot_reach_a_server_on_host_loopback(sandbox, workspace: Path) -> Non
     assert accepted == []
 
 
-def test_secrets_in_home_are_hidden(sandbox, workspace: Path, tmp_path: Path, monkeypatch) -> None:
-    fake_home = tmp_path / "home"
+def test_secrets_in_home_are_hidden(sandbox, workspace: Path, home_outside_tmp: Path, monkeypatch) -> None:
+    fake_home = home_outside_tmp
     (fake_home / ".ssh").mkdir(parents=True)
     secret = fake_home / ".ssh" / "id_rsa"
     secret.write_text("PRIVATE KEY\n")
     monkeypatch.setenv("HOME", str(fake_home))
-    result = sandbox.run(["sh", "-c", f"cat {secret}; ls -A ~; echo done"], workspace=workspace, limits=FAST)
+    command = ["sh", "-c", f"cat {secret}; ls -A ~; echo done"]
+    result = sandbox.run(command, workspace=workspace, limits=FAST)
     assert "PRIVATE KEY" not in result.output
     assert result.output.strip().endswith("done")
+    # The defence under test is the hiding of $HOME: without it, this very secret is read.
+    monkeypatch.setattr(bwrap_mod, "hidden_dirs", lambda: [])
+    assert "PRIVATE KEY" in sandbox.run(command, workspace=workspace, limits=FAST).output
 
 
 def test_the_real_home_is_an_empty_tmpfs(sandbox, workspace: Path) -> None:
