@@ -60,7 +60,7 @@ def infer_command(
                            write_text=write_text or text_only,
                            on_result=lambda r: status.update(f"infer: {r['instance_id']} {r['status']}"))
     if result.records:
-        console.print(records_table(result.records))
+        console.print(records_table(result.records, text_only=text_only))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already in {output / 'preds.jsonl'} (resumed; --no-resume asks again)")
     cost = sum(r.get("cost") or 0.0 for r in result.records)
@@ -76,16 +76,19 @@ def infer_command(
         console.print(f"Predictions: {preds} — next: [bold]issuebench eval -d {dataset} -p {preds}[/]")
 
 
-def records_table(records: list[dict]) -> Table:
+def records_table(records: list[dict], *, text_only: bool = False) -> Table:
+    columns = ["instance", "status", "files", "~tokens"]
+    if not text_only:
+        columns += ["patch from", "applies", "cost $", "why"]
     table = Table(header_style="bold")
-    for col, justify in (("instance", "left"), ("status", "left"), ("files", "right"), ("~tokens", "right"),
-                         ("patch from", "left"), ("applies", "left"), ("cost $", "right"), ("why", "left")):
-        table.add_column(col, justify=justify, overflow="fold",  # type: ignore[arg-type]
-                         no_wrap=col in ("instance", "status", "patch from", "applies"))
+    for col in columns:
+        table.add_column(col, justify="right" if col in ("files", "~tokens", "cost $") else "left",
+                         overflow="fold", no_wrap=col != "why")
     for r in records:
         style = "green" if r.get("apply_check") in ("applied", "applied-after-repair") else "yellow"
-        table.add_row(r["instance_id"], r["status"], str(len(r.get("files") or [])),
-                      str(r.get("prompt_tokens_estimate", "-")), r.get("extraction", "-"),
-                      f"[{style}]{r.get('apply_check', '-')}[/]", f"{r.get('cost') or 0.0:.4f}",
-                      escape(r.get("reason") or r.get("apply_reason") or ""))
+        row = [r["instance_id"], r["status"], str(len(r.get("files") or [])), str(r.get("prompt_tokens_estimate", "-"))]
+        if not text_only:
+            row += [r.get("extraction", "-"), f"[{style}]{r.get('apply_check', '-')}[/]", f"{r.get('cost') or 0.0:.4f}",
+                    escape(r.get("reason") or r.get("apply_reason") or "")]
+        table.add_row(*row)
     return table
