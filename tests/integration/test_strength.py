@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from issuebench.analysis.report import render, report_from_paths
+from issuebench.analysis.formats import render
+from issuebench.analysis.report import report_from_paths
 from issuebench.harness import build_context, run_evaluation
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
 from issuebench.strength.post import after_eval

@@ -298,18 +298,3 @@ def to_rich_tables(report: Report) -> list[Any]:
             wide.add_row(*row)
         tables.append(wide)
     return tables
-
-
-def render(report: Report, fmt: str) -> str:
-    """Text formats only; 'table' is printed by the CLI with rich."""
-    if fmt == "json":
-        return to_json(report)
-    if fmt == "md":
-        return to_markdown(report)
-    if fmt == "csv":
-        return to_csv(report)
-    if fmt == "html":
-        from issuebench.analysis.html import report_html
-
-        return report_html(report)
-    raise ValueError(f"unknown format {fmt!r}")

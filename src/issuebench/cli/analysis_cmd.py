@@ -54,7 +54,8 @@ def report_cmd(
     predictions: list[Path] = typer.Option([], "--predictions", "-p", help="Prediction files with cost/usage."),
 ) -> None:
     """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost."""
-    from issuebench.analysis.report import render, report_from_paths, to_rich_tables
+    from issuebench.analysis.formats import render
+    from issuebench.analysis.report import report_from_paths, to_rich_tables
 
     fmt = _check_format(fmt, REPORT_FORMATS)
     report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
