@@ -102,7 +102,7 @@ def file_of(test_id: str) -> str | None:
 def covering_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: EnvSpec, source: Path,
                    gold_runs, base):
     from issuebench.harness import artifacts
-    from issuebench.strength.wider import _pool_check, finish, pool_spec, select_targets
+    from issuebench.strength.wider import _pool_check, confirm, finish, pool_spec, select_targets
 
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
     lines: dict[str, set[int]] = {}
@@ -146,6 +146,10 @@ def covering_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: E
     keep = set(tests)
     # A copy: the gold run is shared with every other prediction for the task.
     gold = replace(gold, status_map={t: s for t, s in gold.status_map.items() if t in keep})
-    result = finish(base, gold, cand, task, files)
+    log = InstanceLog(inst_dir / "wider_tests.log")
+    try:
+        result = confirm(finish(base, gold, cand, task, files), task, prediction, ctx, wspec, log)
+    finally:
+        log.close()
     result.notes.append(f"{len(tests)} test(s) beyond the graded lists cover the changed lines")
     return result

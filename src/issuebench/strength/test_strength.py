@@ -130,7 +130,7 @@ def measure_task(task: Task, ctx: EvalContext, *, mutator: Mutator | None = None
         result.reason = exc.message
         return result
     if not patches:
-        result.status, result.reason = "no_mutants", "no mutable operator or constant on the changed lines"
+        result.status, result.reason = "no_mutants", "the generators offer no mutant of the changed lines"
         return result
     for mutant, patch, shown in patches:
         run = run_tests(task, patch, ctx, spec=spec)

@@ -61,6 +61,7 @@ class WiderResult:
     breaks: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # of breaks: absent from the candidate's log
     gold_failing: list[str] = field(default_factory=list)  # failing with gold too: not held against anyone
+    flaky: list[str] = field(default_factory=list)  # broke once, not on the confirming rerun: not counted
     key: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -176,11 +177,35 @@ def _pool_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: EnvS
         log.info(f"gold run: {wspec.test_cmd}")
         gold = gold_runs.get(gold_key, lambda: run_tests(task, task.patch, ctx, spec=wspec, log=log))
         cand = run_tests(task, prediction.model_patch, ctx, spec=wspec, log=log)
+        artifacts.write_text_atomic(inst_dir / "wider_gold_output.txt", gold.output)
+        artifacts.write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
+        return confirm(finish(base, gold, cand, task, targets), task, prediction, ctx, wspec, log)
     finally:
         log.close()
-    artifacts.write_text_atomic(inst_dir / "wider_gold_output.txt", gold.output)
-    artifacts.write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
-    return finish(base, gold, cand, task, targets)
+
+
+def confirm(result: WiderResult, task: Task, prediction: Prediction, ctx: EvalContext, wspec: EnvSpec,
+            log: InstanceLog) -> WiderResult:
+    """Both runs once more when something broke: a break counts only if it happens again (a test
+    that fails once under load, or by test order, is flaky, not broken)."""
+    if not result.breaks:
+        return result
+    log.info(f"confirming {len(result.breaks)} break(s) with a second pair of runs")
+    gold = run_tests(task, task.patch, ctx, spec=wspec, log=log)
+    cand = run_tests(task, prediction.model_patch, ctx, spec=wspec, log=log)
+    if gold.status is not InstanceStatus.UNRESOLVED or cand.status is not InstanceStatus.UNRESOLVED:
+        result.notes.append(f"the confirming runs did not both finish ({gold.status.value}, {cand.status.value}); "
+                            "the breaks stand unconfirmed")
+        return result
+    again = set(compare_runs(gold.status_map, cand.status_map, {*task.FAIL_TO_PASS, *task.PASS_TO_PASS}).breaks)
+    result.flaky = [t for t in result.breaks if t not in again]
+    result.breaks = [t for t in result.breaks if t in again]
+    result.missing = [t for t in result.missing if t in again]
+    if not result.breaks:
+        result.reason = f"{len(result.flaky)} test(s) broke once but not on the confirming rerun"
+    else:
+        result.reason = f"breaks {len(result.breaks)} other test(s)"
+    return result
 
 
 def finish(base: WiderResult, gold: TestRun, cand: TestRun, task: Task, targets: list[str] | None) -> WiderResult:
@@ -256,6 +281,7 @@ def summary_section(results: list[WiderResult], resolved_ids: list[str], scope: 
         "unchecked_ids": unchecked,
         "breaking_ids": breaking,
         "breaks": {r.instance_id: r.breaks for r in results if r.breaking},
+        "flaky": {r.instance_id: r.flaky for r in results if r.flaky},
         "strict_resolved_instances": len(strict),
         "strict_resolved_ids": strict,
     }
