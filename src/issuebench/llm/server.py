@@ -43,7 +43,9 @@ class LoopbackServer:
         return f"http://{host}:{port}/v1"
 
     def start(self) -> LoopbackServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="loopback-llm", daemon=True)
+        # A short poll interval: stop() returns at once instead of after half a second.
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="loopback-llm", daemon=True)
         self._thread.start()
         return self
 
