@@ -22,3 +22,8 @@ def test_ci_listed_versions_win_and_requires_python_bounds() -> None:
     assert rank_pythons([], ["3.8"], [], "2020-06-01", INSTALLED)[0] == "3.8"
     assert rank_pythons(["<3.8"], ["3.8", "3.7"], [], "2023-01-01", INSTALLED)[0] == "3.7"
     assert rank_pythons([], [], [], None, INSTALLED)[0] == "3.13"
+
+
+def test_commit_older_than_every_usable_python_gets_the_nearest_one() -> None:
+    ranked = rank_pythons([], [], [], "2014-03-15", ["3.13", "3.8", "3.6", "2.7"])
+    assert ranked == ["3.6", "3.8", "3.13"]       # never 2.7 (below the oldest policy), never 3.13 first

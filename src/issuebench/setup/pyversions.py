@@ -105,7 +105,12 @@ def rank_pythons(requires: Iterable[str], ci: Iterable[str], classifiers: Iterab
                if minor_key(v) >= oldest and released_by(v, date) and all(satisfies(v, r) for r in requires)]
     if not allowed:
         # Nothing fits every constraint: fall back to what is installed and existed at the date.
-        allowed = [v for v in installed if minor_key(v) >= oldest and released_by(v, date)] or list(installed)
+        allowed = [v for v in installed if minor_key(v) >= oldest and released_by(v, date)]
+        if not allowed:
+            # Older than every usable interpreter: the one nearest the date comes first (a 2014
+            # commit runs on 3.6 far more likely than on 3.13), never one below the policy's oldest.
+            usable = [v for v in installed if minor_key(v) >= oldest] or list(installed)
+            return sorted(usable, key=minor_key)
     listed = set(ci) | set(classifiers)
     allowed.sort(key=minor_key, reverse=True)
 
