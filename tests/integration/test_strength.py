@@ -131,3 +131,20 @@ def test_weak_tests_let_a_mutant_survive_and_strong_ones_do_not(project, tmp_pat
     assert weak.strength is not None and weak.strength < 1.0
     survivor = weak.survivors[0]
     assert survivor.line == 6 and "ops.py" in survivor.patch
+
+
+def test_audit_test_strength_from_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from issuebench.cli.main import app
+    from issuebench.demo import demo_tasks
+
+    one = next(t for t in demo_tasks() if t.instance_id == "issuebench-demo__spans-3")
+    dataset = tmp_path / "one.jsonl"
+    dataset.write_text(one.model_dump_json() + "\n")
+    result = CliRunner().invoke(app, ["audit", str(dataset), "--test-strength", "--mutants", "2", "-f", "json",
+                                      "--output-dir", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["distribution"]["measured"] == 1 and doc["tasks"][0]["instance_id"] == one.instance_id
+    assert len(doc["tasks"][0]["mutants"]) == 2

@@ -124,3 +124,15 @@ def test_report_reads_the_pass_from_a_summary_or_from_instance_folders(tmp_path)
     got = wider_counts(tmp_path / "sys", ["t-2", "t-3"])
     assert got is not None and got.scope == "suite" and got.breaking == {"t-2": ["y"]}
     assert wider_counts(tmp_path / "sys", ["t-3"]) is None
+
+
+def test_an_unknown_wider_tests_scope_is_one_line_and_exit_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from issuebench.cli.main import app
+
+    result = CliRunner().invoke(app, ["eval", "-d", "demo", "-p", "gold", "--wider-tests", "everything",
+                                      "-o", str(tmp_path)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "--wider-tests" in text and "Traceback" not in text
+    assert not list(tmp_path.glob("*.json"))  # refused before anything ran
