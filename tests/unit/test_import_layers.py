@@ -31,3 +31,22 @@ def imports_of(module: str) -> set[str]:
 ])
 def test_no_import_circle(a, b):
     assert not (b in imports_of(a) and a in imports_of(b)), f"{a} and {b} import each other"
+
+
+# Owned and being split by others at the time of writing; every other module keeps under the limit.
+_KNOWN_LARGE = {"src/issuebench/envs/builder.py"}
+
+
+def test_modules_stay_under_400_lines_and_the_demo_sources_are_data():
+    root = SRC.parent
+    large = []
+    for folder in ("src", "scripts", "benchmarks"):
+        for path in sorted((root / folder).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel not in _KNOWN_LARGE and len(path.read_text().splitlines()) > 400:
+                large.append(rel)
+    assert large == []
+    # The demo projects' sources are files, one per source file of each commit, not strings in code.
+    projects = root / "scripts" / "demo_projects"
+    assert {p.name for p in projects.iterdir() if p.is_dir()} == {"textkit", "tinycalc", "spans"}
+    assert (projects / "textkit" / "commits" / "0" / "src" / "textkit" / "case.py").is_file()

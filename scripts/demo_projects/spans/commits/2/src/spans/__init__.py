@@ -1,0 +1,7 @@
+"""spans: half-open intervals and inclusive date ranges."""
+
+from spans.daterange import DateRange
+from spans.interval import Interval
+from spans.ops import gaps, merge, total_length
+
+__version__ = "0.1.0"
