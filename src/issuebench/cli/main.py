@@ -29,6 +29,7 @@ _COMMAND_MODULES = [
     "analysis_cmd",
     "agent_cmd",
     "infer_cmd",
+    "synth_cmd",
 ]
 
 for _name in _COMMAND_MODULES:

@@ -1,0 +1,68 @@
+"""`issuebench synth SRC`: break working code, keep what the tests catch, write graded tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from issuebench.cli.common import console, friendly_errors
+
+
+def register(app: typer.Typer) -> None:
+    app.command("synth")(synth_command)
+
+
+@friendly_errors
+def synth_command(
+    src: Path = typer.Argument(..., help="A git repository (a clone, or the output of `repo from-pypi`)."),
+    output: Path = typer.Option(..., "--output", "-o", help="Folder for tasks.jsonl, repos/, yield.json."),
+    commit: str = typer.Option(None, "--commit", help="Commit to break (default HEAD)."),
+    date: str = typer.Option(None, "--date", help="Resolve packages as of this date when running setup."),
+    recipe: Path = typer.Option(None, "--recipe", help="Recipe TOML from `issuebench setup -o` "
+                                "(default: run setup now)."),
+    generators: str = typer.Option(None, "--generators", help="Comma-separated generator names "
+                                   "(default: all procedural ones, combine, pr_mirror)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Consider at most this many candidates."),
+    max_tasks: int = typer.Option(None, "--max-tasks", min=1, help="Stop once this many tasks are kept."),
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Candidates validated in parallel."),
+    scope: str = typer.Option("covering", "--scope", help="covering: run the tests that execute the changed "
+                              "function; suite: the whole suite per candidate (slow; for comparison)."),
+    timeout: float = typer.Option(None, "--timeout", help="Seconds one test run may take "
+                                  "(default 3x the suite, at least 30)."),
+    seed: int = typer.Option(0, "--seed", help="Seed for the order candidates are tried in."),
+    name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
+    model: str = typer.Option(None, "--model", help="Model for the `model` generator and issue wording "
+                              "(OpenAI-compatible name, or replay:FILE)."),
+    base_url: str = typer.Option(None, "--base-url", help="Base URL of the model's endpoint."),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+) -> None:
+    """Make graded tasks by breaking working code; keep the bugs that covering tests catch."""
+    from issuebench.errors import OptionError
+    from issuebench.synth import SynthOptions, synthesize
+
+    if scope not in ("covering", "suite"):
+        raise OptionError("--scope", f"unknown scope {scope!r}", hint="use covering or suite")
+    client = None
+    if model:
+        from issuebench.llm import make_model
+
+        client = make_model(model, base_url=base_url)
+    names = [n.strip() for n in generators.split(",") if n.strip()] if generators else None
+    opts = SynthOptions(output=output, commit=commit, date=date, recipe=recipe, generators=names, limit=limit,
+                        max_tasks=max_tasks, workers=workers, scope=scope, timeout=timeout, seed=seed,
+                        name=name, no_sandbox=no_sandbox, client=client)
+    result = synthesize(src, opts, progress=lambda line: console.print(f"  {line}", highlight=False))
+    view = Table(title=f"synth yield ({result.summary['repo']})")
+    columns = ["candidates", "kept", "syntax_error", "equivalent", "duplicate", "not_covered", "nothing_fails",
+               "timeout", "not_confirmed", "error"]
+    view.add_column("generator")
+    for col in columns:
+        view.add_column(col.replace("_", " "), justify="right")
+    for gen, counts in result.yield_table.items():
+        view.add_row(gen, *(str(counts.get(c, 0)) for c in columns))
+    console.print(view)
+    console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}; "
+                  f"eval with: issuebench eval --dataset {output / 'tasks.jsonl'} --repos {output / 'repos'} "
+                  "--predictions gold", highlight=False)

@@ -1,0 +1,112 @@
+"""Validate one candidate in a workbench: apply it, run the tests that cover it, confirm, put back.
+
+Kept when at least one test that passed on the working tree fails, nothing times out, and a second
+run agrees. FAIL_TO_PASS: the tests failing in both runs; PASS_TO_PASS: the covering tests passing
+in both (with `scope="suite"` the whole suite runs instead, which is what the benchmark compares).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from issuebench.collect.validate import FAIL, PASS, outcome
+from issuebench.synth.base import Candidate
+from issuebench.synth.coverage_map import CoverageMap
+from issuebench.synth.workbench import Workbench
+
+# Statuses of a candidate, in the yield table's order.
+KEPT = "kept"
+SYNTAX = "syntax_error"
+EQUIVALENT = "equivalent"
+DUPLICATE = "duplicate"
+NOT_COVERED = "not_covered"
+NOTHING_FAILS = "nothing_fails"
+TIMEOUT = "timeout"
+NOT_CONFIRMED = "not_confirmed"
+ERROR = "error"
+STATUSES = (KEPT, SYNTAX, EQUIVALENT, DUPLICATE, NOT_COVERED, NOTHING_FAILS, TIMEOUT, NOT_CONFIRMED, ERROR)
+
+
+@dataclass
+class Baseline:
+    passed: set[str]          # PASSED in every run of the working tree
+    suite_seconds: float      # one plain run of the whole suite
+
+
+@dataclass
+class Outcome:
+    status: str
+    FAIL_TO_PASS: list[str] = field(default_factory=list)
+    PASS_TO_PASS: list[str] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    output: str = ""          # the confirming run's output, for the issue text
+    seconds: float = 0.0
+    runs: int = 0
+    tests: int = 0            # tests selected per run (0: the whole suite)
+    reason: str = ""
+
+
+def covering_tests(cand: Candidate, cmap: CoverageMap, baseline: Baseline) -> list[str] | None:
+    """Passing tests that run the changed functions; None: the whole suite (code runs at import)."""
+    found: set[str] = set()
+    for path, _qual, first, last in cand.functions:
+        tests = cmap.tests_for(path, first, last)
+        if tests is None:
+            return None
+        found |= tests
+    return sorted(found & baseline.passed)
+
+
+def _failing(run, selected: list[str]) -> set[str]:
+    return {t for t in selected if outcome(run.status_map.get(t)) == FAIL}
+
+
+def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseline, *, timeout: float,
+          scope: str = "covering") -> Outcome:
+    """Run the candidate's tests twice (the second only if the first fails some); never raises."""
+    start = time.monotonic()
+    targets: list[str] | None = None
+    if scope == "covering":
+        targets = covering_tests(cand, cmap, baseline)
+        if targets is not None and not targets:
+            return Outcome(NOT_COVERED, seconds=time.monotonic() - start)
+    selected = sorted(baseline.passed) if targets is None else targets
+    result = Outcome(ERROR, tests=len(targets or []))
+    bench.apply(cand.changes)
+    try:
+        runs = []
+        for attempt in range(2):
+            run = bench.run(targets, timeout=timeout, extra=["--tb=short"])
+            result.runs += 1
+            if run.status == "timeout":
+                result.status, result.reason = TIMEOUT, run.reason
+                return result
+            if run.status != "ok":
+                result.status, result.reason = ERROR, f"{run.status}: {run.reason}"
+                return result
+            runs.append(run)
+            if attempt == 0 and not _failing(run, selected):
+                result.status = NOTHING_FAILS
+                return result
+        first, second = _failing(runs[0], selected), _failing(runs[1], selected)
+        result.FAIL_TO_PASS = sorted(first & second)
+        result.flaky = sorted(first ^ second)
+        result.PASS_TO_PASS = [t for t in selected if t not in first | second
+                               and all(outcome(r.status_map.get(t)) == PASS for r in runs)]
+        if targets is not None:
+            # Tests of the same files that never execute the changed functions cannot see the bug:
+            # they pass as they did on the working tree, and `eval` runs them anyway.
+            files = {t.split("::")[0] for t in [*result.FAIL_TO_PASS, *result.PASS_TO_PASS]}
+            ran = set(targets)
+            result.PASS_TO_PASS += sorted(t for t in baseline.passed
+                                          if t not in ran and t.split("::")[0] in files)
+        result.output = runs[1].output
+        result.status = KEPT if result.FAIL_TO_PASS else NOT_CONFIRMED
+        return result
+    except Exception as exc:  # one bad candidate never stops the run
+        result.status, result.reason = ERROR, f"{type(exc).__name__}: {exc}"
+        return result
+    finally:
+        bench.apply(cand.changes, undo=True)
+        result.seconds = time.monotonic() - start

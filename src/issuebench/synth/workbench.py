@@ -1,0 +1,110 @@
+"""A workbench: one workspace at the commit, its environment, and the sandbox to run tests in.
+
+Each validation worker owns one. A candidate's files are written into the workspace, the tests
+run in the sandbox exactly as `eval` runs them (same environment, same limits, no network), and
+the files are put back. Making a workspace per candidate would cost more than most test runs.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from issuebench import config
+from issuebench.models import EnvSpec, TestStatusMap
+from issuebench.synth.base import Change
+
+SCRATCH = ".issuebench-synth"  # inside the workspace, hidden from git and from pytest (a dot folder)
+PLUGIN = "issuebench_covmap"
+
+
+@dataclass
+class SuiteRun:
+    status: str                  # "ok", "timeout" or another sandbox status
+    status_map: TestStatusMap = field(default_factory=dict)
+    output: str = ""
+    seconds: float = 0.0
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and bool(self.status_map)
+
+
+def base_command(test_cmd: str, workspace: Path) -> list[str]:
+    """The test command without the paths it names, so node ids can replace them."""
+    out = []
+    for token in shlex.split(test_cmd):
+        if not token.startswith("-") and out and (workspace / token).exists():
+            continue
+        out.append(token)
+    return out
+
+
+class Workbench:
+    def __init__(self, source: Path, commit: str, spec: EnvSpec, *, builder, sandbox,
+                 suite_args: Sequence[str] = ()) -> None:
+        from issuebench.harness import overlay
+        from issuebench.harness.workspace import create_workspace
+
+        self.spec = spec
+        self.sandbox = sandbox
+        self.suite_args = list(suite_args)
+        self.ws = create_workspace(source, commit)
+        try:
+            self.env = overlay.ensure_env_with_overlay(builder, spec, self.ws)
+        except BaseException:
+            shutil.rmtree(self.ws, ignore_errors=True)
+            raise
+        scratch = self.ws / SCRATCH
+        scratch.mkdir(exist_ok=True)
+        plugin = Path(__file__).parent / "data" / f"{PLUGIN}.py"
+        shutil.copyfile(plugin, scratch / f"{PLUGIN}.py")
+        exclude = self.ws / ".git" / "info" / "exclude"
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with exclude.open("a") as fh:
+            fh.write(f"\n/{SCRATCH}/\n")
+
+    @property
+    def scratch(self) -> Path:
+        return self.ws / SCRATCH
+
+    def command(self, targets: Sequence[str] | None, extra: Sequence[str] = ()) -> str:
+        if targets is None:
+            argv = [*shlex.split(self.spec.test_cmd), *self.suite_args]
+        else:
+            argv = [*base_command(self.spec.test_cmd, self.ws), *targets]
+        return shlex.join([*argv, *extra])
+
+    def run(self, targets: Sequence[str] | None, *, timeout: float, extra: Sequence[str] = (),
+            coverage: bool = False) -> SuiteRun:
+        """Run the suite (targets None) or the given test ids; parse the results."""
+        from issuebench.parsers import get_parser
+        from issuebench.sandbox import Limits
+
+        extra = [*extra, "-p", "no:cacheprovider"]
+        env = self.env.run_env()
+        if coverage:
+            extra += ["-p", PLUGIN]
+            path = env.get("PYTHONPATH")
+            env["PYTHONPATH"] = SCRATCH + (f":{path}" if path else "")
+        body = "\n".join([*self.spec.pre_test, self.command(targets, extra)])
+        started = time.monotonic()
+        res = self.sandbox.run(["bash", "-c", body], workspace=self.ws, binds=self.env.binds(), env=env,
+                               limits=Limits(timeout=timeout), network=False, cwd=config.TESTBED_PATH)
+        run = SuiteRun(res.status, output=res.output, seconds=time.monotonic() - started, reason=res.reason)
+        if res.status == "ok":
+            run.status_map = get_parser(self.spec.log_parser)(res.output)
+        return run
+
+    def apply(self, changes: Sequence[Change], *, undo: bool = False) -> None:
+        for change in changes:
+            # Bytes, not text: newline="" semantics, so a CRLF file stays CRLF.
+            (self.ws / change.path).write_bytes((change.before if undo else change.after).encode())
+
+    def close(self) -> None:
+        shutil.rmtree(self.ws, ignore_errors=True)
