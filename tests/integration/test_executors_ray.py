@@ -166,3 +166,18 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
     for task in tasks:  # finished work was reused, the lost instance ran again
         log = (base / task.instance_id / "run_instance.log").read_text()
         assert ("result reused" in log) == (task.instance_id not in lost), task.instance_id
+
+
+def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_path):
+    from issuebench.collect.validate import harness_runner, validate
+
+    tasks = demo_tasks()[:3]
+    runner, _ = harness_runner(repos_dir=demo_repos_dir(), work_dir=tmp_path, timeout=120)
+    local = validate(tasks, runner, repeats=1, workers=2)
+    with get_executor("ray", cluster.address, 2) as ex:
+        seen: list[str] = []
+        remote = validate(tasks, runner, repeats=1, executor=ex, on_verdict=lambda v: seen.append(v.task.instance_id))
+    assert sorted(seen) == sorted(t.instance_id for t in tasks)  # streamed back one by one
+    assert [v.kept for v in remote.verdicts] == [v.kept for v in local.verdicts] == [True] * len(tasks)
+    for mine, theirs in zip(remote.verdicts, local.verdicts, strict=True):
+        assert (mine.task.FAIL_TO_PASS, mine.task.PASS_TO_PASS) == (theirs.task.FAIL_TO_PASS, theirs.task.PASS_TO_PASS)

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.collect import pipeline as P
 from issuebench.errors import InputError
 from issuebench.models import Task
@@ -88,6 +89,8 @@ def validate_command(
                                  "repository)."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+    executor: str = executor_option(),
+    ray_address: str = ray_address_option(),
 ) -> None:
     """Run each task's tests before and after its gold patch; keep those with fail-to-pass tests."""
     from issuebench.collect.mine import load_recipe
@@ -115,7 +118,8 @@ def validate_command(
                 if verdict.kept else (f": {verdict.detail[:160]}" if verdict.detail else "")
             console.print(f"{verdict.task.instance_id}: {mark}{extra}", highlight=False)
 
-        result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report)
+        with opened_executor(executor, ray_address, workers) as pool:
+            result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
     table = result.table
     for task, why in unprepared:
         err_console.print(f"{task.instance_id}: [yellow]{P.INSTALL_FAILED}[/]: {why[:200]}", highlight=False)

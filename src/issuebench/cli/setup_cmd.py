@@ -8,6 +8,8 @@ from pathlib import Path
 import typer
 
 from issuebench.cli.common import check_choice, console, err_console, friendly_errors
+from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.executors import run_one
 
 
 def register(app: typer.Typer) -> None:
@@ -35,15 +37,20 @@ def setup(
     test_timeout: float = typer.Option(1200.0, "--test-timeout", min=10.0,
                                        help="Seconds one test run of an attempt may take."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    executor: str = executor_option(),
+    ray_address: str = ray_address_option(),
 ) -> None:
     """Find install and test commands for a Python repository, historically accurate."""
     from issuebench.setup import setup_repository
     from issuebench.setup.recipe_io import write_recipe
 
     fmt = check_choice("--format", "table" if fmt == "text" else fmt, ("table", "json"))
-    result = setup_repository(src, commit=commit, date=date, max_iterations=max_iterations, model=model,
-                              threshold=threshold, memory=not no_memory, repo_name=repo_name,
-                              test_timeout=test_timeout, progress=None if quiet else _progress)
+    if executor != "local" and Path(src).exists():
+        src = str(Path(src).resolve())  # a worker does not share our working directory
+    with opened_executor(executor, ray_address, 1) as pool:  # ray: the whole search runs on one worker
+        result = run_one(pool, setup_repository, src, commit=commit, date=date, max_iterations=max_iterations,
+                         model=model, threshold=threshold, memory=not no_memory, repo_name=repo_name,
+                         test_timeout=test_timeout, progress=None if quiet else _progress)
     if output is not None:
         write_recipe(output, result.recipe())
     if fmt == "json":

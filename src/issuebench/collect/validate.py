@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
@@ -152,9 +152,17 @@ class ValidateResult:
 
 
 def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers: int = 1,
-             on_verdict: Callable[[Verdict], None] | None = None) -> ValidateResult:
-    """Validate many tasks (in parallel with `workers` threads: the work is in subprocesses)."""
+             on_verdict: Callable[[Verdict], None] | None = None, executor: Any = None) -> ValidateResult:
+    """Validate many tasks (in parallel with `workers` threads: the work is in subprocesses).
+
+    `executor` (issuebench.executors.get_executor) other than local: each task is validated on a
+    worker, which needs `runner` to pickle (harness_runner's does)."""
     tasks = list(tasks)
+    if executor is not None and executor.name != "local":
+        from issuebench.executors.validate_jobs import validate_on
+
+        verdicts = validate_on(executor, tasks, runner, repeats, on_verdict)
+        return ValidateResult(verdicts, tally(verdicts))
 
     def one(task: Task) -> Verdict:
         try:
@@ -195,10 +203,9 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
     so all repeats of a task use the same environment.
     """
     from issuebench.envs import resolve_spec
-    from issuebench.harness import build_context, run_tests
 
-    ctx = build_context(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
-                        recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False)
+    run = HarnessRunner(dict(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
+                             recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False))
 
     def with_env(task: Task) -> Task:
         if task.env is None and recipe is not None:
@@ -207,8 +214,27 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
             task = task.model_copy(update={"env": resolve_spec(task, recipes_dir=recipes_dir)})
         return task
 
-    def run(task: Task, model_patch: str | None) -> TestRunLike:
-        return run_tests(task, model_patch, ctx, spec=resolve_spec(task, recipes_dir=recipes_dir),
-                         apply_test_patch=True)
-
     return run, with_env
+
+
+class HarnessRunner:
+    """The harness as a Runner. It pickles without its context, which is rebuilt from the same
+    arguments wherever it lands (a Ray worker), so validate can ship it with each task."""
+
+    def __init__(self, context_args: dict[str, Any]) -> None:
+        from issuebench.harness import build_context
+
+        self.context_args = context_args
+        self._ctx = build_context(**context_args)  # here first: a missing sandbox fails before any task
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"context_args": self.context_args, "_ctx": None}
+
+    def __call__(self, task: Task, model_patch: str | None) -> TestRunLike:
+        from issuebench.envs import resolve_spec
+        from issuebench.harness import build_context, run_tests
+
+        if self._ctx is None:
+            self._ctx = build_context(**self.context_args)
+        spec = resolve_spec(task, recipes_dir=self.context_args.get("recipes_dir"))
+        return run_tests(task, model_patch, self._ctx, spec=spec, apply_test_patch=True)
