@@ -148,3 +148,17 @@ def test_audit_test_strength_from_the_command_line(tmp_path):
     doc = json.loads(result.output)
     assert doc["distribution"]["measured"] == 1 and doc["tasks"][0]["instance_id"] == one.instance_id
     assert len(doc["tasks"][0]["mutants"]) == 2
+
+
+@pytest.mark.network
+def test_covering_finds_the_broken_test_through_coverage_contexts_of_the_candidates_lines(project, tmp_path):
+    t = task(project, "strong").model_copy(update={"env": SPEC.model_copy(update={"packages": ["coverage"]})})
+    preds = [Prediction(instance_id=t.instance_id, model_name_or_path="breaker", model_patch=project[4])]
+    c = ctx(project, tmp_path)
+    result = run_evaluation([t], preds, c, workers=1)
+    if result.reports[0].status is InstanceStatus.ENV_FAILED:
+        pytest.skip(f"coverage.py could not be installed: {result.reports[0].reason[:200]}")
+    found = after_eval(result, [t], preds, c, "covering")["breaker"][1][0]
+    # chunks' tests are named only by the candidate's run: its new lines do not exist in gold's tree.
+    assert found.status == "checked" and found.breaks == ["tests.test_ops.ChunksTest.test_chunks"], found
+    assert not any("fell back" in n for n in found.notes)

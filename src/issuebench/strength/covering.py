@@ -1,14 +1,13 @@
 """The "covering" scope: the tests whose coverage contexts touch a line the gold or candidate patch changed.
 
-The whole suite runs once per task under the gold patch with coverage.py recording one dynamic
-context per test function; a short script run right after, in the same sandbox, prints the
-contexts of the changed lines. Those tests' files then run under gold and under the candidate
-(the same comparison as the other scopes), restricted to the covering tests.
+The whole suite runs under coverage.py recording one dynamic context per test function, once
+under the gold patch (shared by every prediction for the task) and once under the candidate; a
+short script run right after, in the same sandbox, prints the contexts of the lines that side's
+patch changed (new-side line numbers in that side's own tree, so they are exact). The tests
+named on either side are compared between the two runs, as in the other scopes.
 
 This needs coverage.py inside the task's environment (many recipes install it with pytest-cov);
-without it the scope falls back to "modules" and says so in the result's notes. Candidate lines
-are located by the candidate's own new-side numbers, which in the gold tree are only near the
-code they name: a candidate-only file is exact, a file both patches change is approximate.
+without it the scope falls back to "modules" and says so in the result's notes.
 """
 
 from __future__ import annotations
@@ -101,54 +100,45 @@ def file_of(test_id: str) -> str | None:
 
 def covering_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: EnvSpec, source: Path,
                    gold_runs, base):
+    """The suite under coverage twice, under gold (contexts of gold's lines, shared by every
+    prediction for the task) and under the candidate (contexts of its own lines); the tests either
+    names are compared between the two runs."""
     from issuebench.harness import artifacts
     from issuebench.strength.wider import _pool_check, confirm, finish, pool_spec, select_targets
 
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
-    lines: dict[str, set[int]] = {}
-    for patch in (task.patch, prediction.model_patch):
-        for f, ls in changed_code(patch).lines.items():
-            lines.setdefault(f, set()).update(ls)
-    cspec = covering_spec(spec, lines)
+    gold_spec = covering_spec(spec, changed_code(task.patch).lines)
+    cand_spec = covering_spec(spec, changed_code(prediction.model_patch).lines)
     log = InstanceLog(inst_dir / "wider_tests.log")
     try:
-        key = stable_hash(["covering", task.content_hash(), cspec.content_hash()])
-        cov = gold_runs.get(key, lambda: run_tests(task, task.patch, ctx, spec=cspec, log=log))
-    finally:
-        log.close()
-    artifacts.write_text_atomic(inst_dir / "wider_coverage_output.txt", cov.output)
-    contexts = contexts_in(cov.output)
-    if cov.status is not InstanceStatus.UNRESOLVED or not contexts:
-        why = ("coverage.py is not in the task's environment" if "No module named coverage" in cov.output
-               else f"the coverage run gave no contexts ({cov.status.value})")
-        result = _pool_check(task, prediction, ctx, spec, select_targets(task, prediction, source, "modules"),
-                             gold_runs, base, inst_dir)
-        result.notes.append(f"covering fell back to modules: {why}")
-        return result
-    graded = {*task.FAIL_TO_PASS, *task.PASS_TO_PASS}
-    tests = [t for t in covering_tests(cov.status_map, contexts) if t not in graded]
-    files = sorted({f for t in tests if (f := file_of(t))})
-    if not tests:
-        base.status, base.reason = "skipped", "no test beyond the graded lists covers the changed lines"
-        return base
-    # Runners without file-level ids (sympy's, unittest's) run the suite again; the comparison
-    # still covers only the covering tests.
-    wspec = pool_spec(spec, files if files else None)
-    log = InstanceLog(inst_dir / "wider_tests.log")
-    try:
-        gkey = stable_hash([task.content_hash(), wspec.content_hash()])
-        gold = gold_runs.get(gkey, lambda: run_tests(task, task.patch, ctx, spec=wspec, log=log))
-        cand = run_tests(task, prediction.model_patch, ctx, spec=wspec, log=log)
-    finally:
-        log.close()
-    artifacts.write_text_atomic(inst_dir / "wider_gold_output.txt", gold.output)
-    artifacts.write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
-    keep = set(tests)
-    # A copy: the gold run is shared with every other prediction for the task.
-    gold = replace(gold, status_map={t: s for t, s in gold.status_map.items() if t in keep})
-    log = InstanceLog(inst_dir / "wider_tests.log")
-    try:
-        result = confirm(finish(base, gold, cand, task, files), task, prediction, ctx, wspec, log)
+        key = stable_hash(["covering", task.content_hash(), gold_spec.content_hash()])
+        gold = gold_runs.get(key, lambda: run_tests(task, task.patch, ctx, spec=gold_spec, log=log))
+        artifacts.write_text_atomic(inst_dir / "wider_coverage_output.txt", gold.output)
+        gold_contexts = contexts_in(gold.output)
+        if gold.status is not InstanceStatus.UNRESOLVED or not gold_contexts:
+            why = ("coverage.py is not in the task's environment" if "No module named coverage" in gold.output
+                   else f"the coverage run gave no contexts ({gold.status.value})")
+            result = _pool_check(task, prediction, ctx, spec, select_targets(task, prediction, source, "modules"),
+                                 gold_runs, base, inst_dir)
+            result.notes.append(f"covering fell back to modules: {why}")
+            return result
+        cand = run_tests(task, prediction.model_patch, ctx, spec=cand_spec, log=log)
+        artifacts.write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
+        graded = {*task.FAIL_TO_PASS, *task.PASS_TO_PASS}
+        # Candidate contexts come from a run of the candidate's code, which could print fake ones:
+        # they can only add tests to the comparison, never hide one that gold's coverage names.
+        named = {*covering_tests(gold.status_map, gold_contexts),
+                 *covering_tests(cand.status_map, contexts_in(cand.output))}
+        tests = sorted(t for t in named if t not in graded)
+        if not tests:
+            base.status, base.reason = "skipped", "no test beyond the graded lists covers the changed lines"
+            return base
+        files = sorted({f for t in tests if (f := file_of(t))})
+        # A copy: the gold run is shared with every other prediction for the task.
+        gold = replace(gold, status_map={t: s for t, s in gold.status_map.items() if t in set(tests)})
+        # The confirming rerun runs the covering tests' files (the suite for runners without file ids).
+        result = confirm(finish(base, gold, cand, task, files), task, prediction, ctx,
+                         pool_spec(spec, files if files else None), log)
     finally:
         log.close()
     result.notes.append(f"{len(tests)} test(s) beyond the graded lists cover the changed lines")
