@@ -174,3 +174,19 @@ def test_old_pytest_without_per_test_lines_is_run_verbose() -> None:
 
     assert get_parser("pytest_v2")("tests/test_a.py::test_x PASSED\n") == {"tests/test_a.py::test_x": "PASSED"}
     assert _quiet_pytest(Run("test", log="== 3 failed in 1s =="), plan) is None
+
+
+def test_suite_of_few_files_but_many_tests_is_sampled_by_test_id() -> None:
+    from issuebench.setup.sample import CONFIRM_TESTS, SAMPLE_TESTS, collect_command, id_samples
+
+    plain = [f"tests/test_{i % 7}.py::test_{i}" for i in range(900)]
+    log = "\n".join([*plain, "tests/test_p.py::test_p[a b]", "", "901 tests collected in 3.1s"])
+    samples = id_samples(log)
+    assert samples is not None
+    first, confirm = samples
+    assert len(first.files) == SAMPLE_TESTS and first.total == 901 and first.describe() == "200 of 901 tests"
+    assert len(confirm.files) == CONFIRM_TESTS and set(first.files) < set(confirm.files)
+    assert "tests/test_p.py::test_p[a b]" not in confirm.files     # only ids pytest surely finds again
+    assert id_samples("\n".join(plain[:500])) is None                  # a small suite runs whole
+    plan = _plan(["pytest"], test_cmd="pytest -rA")
+    assert collect_command(plan) == "pytest -rA --collect-only -q"

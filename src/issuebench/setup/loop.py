@@ -25,7 +25,14 @@ from issuebench.setup.pyversions import installed_minors, rank_pythons, released
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import Progress, Run, Runner
-from issuebench.setup.sample import Sample, counted_here, plan_samples, sample_command
+from issuebench.setup.sample import (
+    Sample,
+    collect_command,
+    counted_here,
+    id_samples,
+    plan_samples,
+    sample_command,
+)
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
 
@@ -187,6 +194,8 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         assert failed is not None
         return failed, ""
     samples = plan_samples(plan, facts, tree)
+    if samples is None and plan.runner == "pytest":
+        samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
     if samples is None:
         return _mine(runner.test(built, plan, plan.suite_command, "whole suite"), plan, tree), ""
     first, confirm = samples

@@ -29,13 +29,24 @@ _NOT_TESTS = {"example_scripts", "examples", "fixtures", "data", "testdata", "te
               "roots", "samples", "node_modules", "build", "dist", ".tox", ".git", "venv", ".venv"}
 
 
+# A suite of few files may still hold many slow tests (seaborn's): past this many collected
+# tests, attempts run a sample of test ids instead.
+LARGE_SUITE_TESTS = 600
+SAMPLE_TESTS = 200
+CONFIRM_TESTS = 600
+# Ids safe to pass back to pytest: no parameters, no spaces (any other id may not be found again,
+# and one id not found stops the whole run).
+_PLAIN_ID = re.compile(r"^[\w/.-]+\.py::[\w:]+$")
+
+
 @dataclass(frozen=True)
 class Sample:
-    files: list[str]            # the files this run covers
-    total: int                  # test files in the whole suite
+    files: list[str]            # the files (or test ids) this run covers
+    total: int                  # test files (or collected tests) in the whole suite
+    unit: str = "test files"
 
     def describe(self) -> str:
-        return f"{len(self.files)} of {self.total} test files"
+        return f"{len(self.files)} of {self.total} {self.unit}"
 
 
 def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
@@ -87,6 +98,24 @@ def plan_samples(plan: Plan, facts: Facts, tree: SourceTree) -> tuple[Sample, Sa
     # The confirmation covers files the first sample did not, plus the first sample itself.
     more = list(dict.fromkeys([*first, *pick(files, CONFIRM_FILES - SAMPLE_FILES, offset=1)]))
     return Sample(first, len(files)), Sample(more, len(files))
+
+
+def collect_command(plan: Plan) -> str:
+    """The whole-suite command, collecting only: it lists test ids quickly (and shows an import
+    error of the test modules without running anything)."""
+    quiet = "-qq" if " -v" in f" {plan.spec.test_cmd} " else "-q"     # -v -q would cancel out
+    return f"{plan.suite_command} --collect-only {quiet}"
+
+
+def id_samples(log: str) -> tuple[Sample, Sample] | None:
+    """Samples of test ids for a suite whose collection listed many tests, else None."""
+    ids = [line.strip() for line in log.splitlines() if re.match(r"^\S+\.py::\S", line.strip())]
+    plain = [i for i in ids if _PLAIN_ID.match(i)]
+    if len(ids) <= LARGE_SUITE_TESTS or len(plain) < SAMPLE_TESTS:
+        return None
+    first = pick(plain, SAMPLE_TESTS)
+    more = list(dict.fromkeys([*first, *pick(plain, CONFIRM_TESTS - SAMPLE_TESTS, offset=1)]))
+    return Sample(first, len(ids), "tests"), Sample(more, len(ids), "tests")
 
 
 def sample_command(plan: Plan, sample: Sample) -> str:
