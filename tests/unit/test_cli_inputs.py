@@ -203,3 +203,27 @@ def test_the_demo_says_how_to_run_issuebench_when_it_is_not_on_path(tmp_path, mo
     demo_recipe = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
     assert "activate" in demo_recipe and "$(BIN)/issuebench --help" in demo_recipe
     assert "pip install --quiet -e" not in makefile  # the long install shows its progress
+
+
+def test_any_command_stopped_by_ctrl_c_exits_130_with_one_line():
+    """demo and the other verbs that run instances: the driver's interrupt, never a traceback."""
+    import typer
+
+    from issuebench.cli.common import friendly_errors
+    from issuebench.harness.run import RunInterrupted
+
+    little = typer.Typer()
+
+    @little.command()
+    @friendly_errors
+    def run() -> None:
+        raise RunInterrupted(kept=3, discarded=1, at=0.0)
+
+    @little.command()
+    @friendly_errors
+    def other() -> None:
+        raise KeyboardInterrupt
+
+    result = CliRunner().invoke(little, ["run"])
+    assert result.exit_code == 130 and "interrupted; rerun to resume (3 finished" in result.output
+    assert CliRunner().invoke(little, ["other"]).exit_code == 130

@@ -46,8 +46,8 @@ def friendly_errors(func: F) -> F:
             if exc.hint:
                 err_console.print(f"  [yellow]hint:[/] {escape(exc.hint)}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
-        except KeyboardInterrupt:
-            err_console.print("interrupted", highlight=False)
+        except KeyboardInterrupt as exc:  # a run's driver says what it kept (harness.run.RunInterrupted)
+            err_console.print(str(exc) or "interrupted", highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]

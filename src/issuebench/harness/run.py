@@ -176,11 +176,14 @@ def _forget_env_failures(ctx: EvalContext, *, since: float) -> None:
             env_cache.clear_failure(Path(root), record.name[: -len(".failed.json")])
 
 
-class RunInterrupted(Exception):
-    """Ctrl-C stopped the run: `kept` instances had finished, `discarded` were in flight."""
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the run: `kept` instances had finished, `discarded` were in flight.
+
+    A KeyboardInterrupt still, so that whatever does not handle it stops as Ctrl-C would."""
 
     def __init__(self, kept: int, discarded: int, at: float) -> None:
-        super().__init__(f"interrupted: {kept} finished instance(s) kept, {discarded} in flight discarded")
+        super().__init__(f"interrupted; rerun to resume ({kept} finished instance(s) kept, "
+                         f"{discarded} in flight discarded)")
         self.kept = kept
         self.discarded = discarded
         self.at = at  # when the run noticed the interrupt (time.time())
