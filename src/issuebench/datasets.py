@@ -86,6 +86,20 @@ def _records_from_parquet(path: Path) -> Iterator[tuple[int | None, Any]]:
     yield from enumerate(table.to_pylist(), start=1)
 
 
+@dataclass(frozen=True)
+class RowRules:
+    """What a row must hold beyond the model's own requirements, by what the caller will do."""
+
+    require_tests: bool = True
+    needs_checkout: bool = True
+
+
+def _repo_from_instance_id(instance_id: str) -> str:
+    """'astropy__astropy-12907' -> 'astropy/astropy' (the SWE-bench id convention)."""
+    stem = instance_id.rsplit("-", 1)[0]
+    return stem.replace("__", "/", 1)
+
+
 # The fields grading reads. A row without them would grade any patch, even an empty diff, as resolved.
 TEST_FIELDS = ("FAIL_TO_PASS", "PASS_TO_PASS")
 
@@ -100,11 +114,14 @@ def _check_test_fields(path: Path | str, lineno: int | None, record: dict[str, A
                                   "`issuebench validate` computes them)")
 
 
-def _task_from_record(path: Path | str, lineno: int | None, record: Any, require_tests: bool = True) -> Task:
+def _task_from_record(path: Path | str, lineno: int | None, record: Any, rules: RowRules) -> Task:
     if not isinstance(record, dict):
         raise InputError(path, f"expected an object, got {type(record).__name__}", line=lineno)
-    if require_tests:
+    if rules.require_tests:
         _check_test_fields(path, lineno, record)
+    if not rules.needs_checkout:
+        # Grading saved logs reads no repository: a row without base_commit (or repo) is enough.
+        record = {"base_commit": "", "repo": _repo_from_instance_id(str(record.get("instance_id", ""))), **record}
     try:
         task = Task.model_validate(record)
     except ValidationError as exc:
@@ -112,14 +129,14 @@ def _task_from_record(path: Path | str, lineno: int | None, record: Any, require
         rid = record.get("instance_id")
         prefix = f"instance {rid!r}: " if rid else ""
         raise InputError(path, prefix + msg, line=lineno, field=loc) from None
-    if require_tests and not task.FAIL_TO_PASS:
+    if rules.require_tests and not task.FAIL_TO_PASS:
         raise InputError(path, f"instance {task.instance_id!r}: the list is empty, so any patch would resolve "
                          "the task", line=lineno, field="FAIL_TO_PASS",
                          hint="list the tests the fix makes pass, or run `issuebench validate` to find them")
     return task
 
 
-def _load_task_file(path: Path, require_tests: bool = True) -> list[Task]:
+def _load_task_file(path: Path, rules: RowRules) -> list[Task]:
     if path.suffix == ".parquet":
         records: Iterable[tuple[int | None, Any]] = _records_from_parquet(path)
     elif path.suffix in (".json", ".jsonl"):
@@ -127,7 +144,7 @@ def _load_task_file(path: Path, require_tests: bool = True) -> list[Task]:
     else:
         raise InputError(path, f"unknown dataset file type '{path.suffix}'",
                          hint="use .json, .jsonl or .parquet")
-    tasks = [_task_from_record(path, lineno, rec, require_tests) for lineno, rec in records]
+    tasks = [_task_from_record(path, lineno, rec, rules) for lineno, rec in records]
     _reject_duplicate_tasks(path, tasks)
     return tasks
 
@@ -140,7 +157,7 @@ def _reject_duplicate_tasks(path: Path | str, tasks: list[Task]) -> None:
         seen.add(task.instance_id)
 
 
-def _load_hub(name: str, split: str, require_tests: bool) -> list[Task]:
+def _load_hub(name: str, split: str, rules: RowRules) -> list[Task]:
     try:
         from huggingface_hub import snapshot_download  # type: ignore[import-not-found]
     except ImportError:
@@ -153,10 +170,10 @@ def _load_hub(name: str, split: str, require_tests: bool) -> list[Task]:
     except Exception as exc:  # any network or hub failure is one line for the user
         raise IssuebenchError(f"could not download '{name}' from the hub (offline?): {type(exc).__name__}",
                               hint="pass a local .jsonl/.parquet file instead") from None
-    return _load_folder(folder, split, require_tests)
+    return _load_folder(folder, split, rules)
 
 
-def _load_folder(folder: Path, split: str, require_tests: bool) -> list[Task]:
+def _load_folder(folder: Path, split: str, rules: RowRules) -> list[Task]:
     candidates = sorted(folder.rglob(f"{split}*.parquet")) or sorted(folder.rglob(f"{split}*.jsonl"))
     if not candidates:
         candidates = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*.parquet"))
@@ -165,17 +182,20 @@ def _load_folder(folder: Path, split: str, require_tests: bool) -> list[Task]:
                          hint="pass the file itself, or --split NAME")
     tasks: list[Task] = []
     for file in candidates:
-        tasks.extend(_load_task_file(file, require_tests))
+        tasks.extend(_load_task_file(file, rules))
     _reject_duplicate_tasks(folder, tasks)
     return tasks
 
 
-def load_tasks(source: str | Path, split: str = "test", *, require_tests: bool = True) -> list[Task]:
+def load_tasks(source: str | Path, split: str = "test", *, require_tests: bool = True,
+               needs_checkout: bool = True) -> list[Task]:
     """Load a dataset. Raises InputError naming the file, line and field of the first bad row.
 
     require_tests: every row must list its FAIL_TO_PASS (non-empty) and PASS_TO_PASS tests, as
     grading needs; off for candidates that `validate` has yet to give them, and for analysis.
+    needs_checkout: rows need repo and base_commit; off for regrading saved logs.
     """
+    rules = RowRules(require_tests=require_tests, needs_checkout=needs_checkout)
     text = str(source)
     if text == "demo":
         from issuebench.demo import demo_tasks
@@ -183,12 +203,12 @@ def load_tasks(source: str | Path, split: str = "test", *, require_tests: bool =
         return demo_tasks()
     path = Path(text)
     if path.is_dir():
-        return _load_folder(path, split, require_tests)
+        return _load_folder(path, split, rules)
     if path.exists():
-        return _load_task_file(path, require_tests)
+        return _load_task_file(path, rules)
     name = HUB_ALIASES.get(text.lower(), text)
     if "/" in name and not path.suffix:
-        return _load_hub(name, split, require_tests)
+        return _load_hub(name, split, rules)
     raise InputError(path, "no such file or folder",
                      hint="give a .json/.jsonl/.parquet file, a folder, 'demo', or a hub name")
 
