@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from issuebench import HARNESS_VERSION
+from issuebench import ENV_BUILD_RULES, HARNESS_VERSION
 
 
 def _json_list(value: Any) -> Any:
@@ -94,7 +94,9 @@ class EnvSpec(BaseModel):
     def env_hash(self) -> str:
         keys = ("python", "pre_install", "packages", "requirements_files", "install", "seed_pip",
                 "exclude_newer", "exclude_newer_exempt")
-        return stable_hash({k: getattr(self, k) for k in keys})[:16]
+        # The build rules are part of what an env is: a change to how envs are dated or installed
+        # must not hand out an env built under the old rules.
+        return stable_hash({"rules": ENV_BUILD_RULES, **{k: getattr(self, k) for k in keys}})[:16]
 
     def content_hash(self) -> str:
         return stable_hash(self.model_dump(mode="json"))[:16]

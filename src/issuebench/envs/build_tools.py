@@ -40,16 +40,21 @@ def dated_build_tools(uv: str, exclude_newer: str | None, python_version: str) -
             if "==" in line and canonicalize_name(line.split("==")[0]) in wanted]
 
 
-def project_build_requires(workspace: Path) -> list[Requirement]:
-    """The `[build-system] requires` of the project in `workspace` (empty when none or unreadable)."""
+def read_toml(path: Path) -> dict:
+    """A TOML file's table, or {} when it is missing or unreadable."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
     try:
-        data = tomllib.loads((workspace / "pyproject.toml").read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
+        return {}
+
+
+def project_build_requires(workspace: Path) -> list[Requirement]:
+    """The `[build-system] requires` of the project in `workspace` (empty when none or unreadable)."""
+    data = read_toml(workspace / "pyproject.toml")
     out = []
     for text in data.get("build-system", {}).get("requires", []) or []:
         try:

@@ -28,9 +28,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 from issuebench import config
 from issuebench.envs import cache
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
+from issuebench.envs.dated_install import (
+    DATED_CONSTRAINTS,
+    compile_command,
+    constraint_lines,
+    egg_info_command,
+    local_install_targets,
+    pep621_requirements,
+    wanted_extras,
+)
 from issuebench.envs.dating import (
     NO_CUTOFF,
     date_args,
@@ -40,6 +51,7 @@ from issuebench.envs.dating import (
 )
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
 from issuebench.envs.requirements import (
+    direct_reference_name,
     exact_pins,
     pinned_names,
     requirement_file_pins,
@@ -50,8 +62,11 @@ from issuebench.errors import IssuebenchError, MissingSystemPiece
 from issuebench.models import EnvSpec
 
 INSTALL_TIMEOUT = 3600.0
+_NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
+                     "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+                     "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX")
 # Rounds of "the resolver names a dependency the cutoff hides; take it as of the newest pin".
-MAX_CUTOFF_EXCEPTIONS_ROUNDS = 12
+MAX_CUTOFF_EXCEPTIONS_ROUNDS = 30
 
 
 class EnvBuildError(IssuebenchError):
@@ -135,6 +150,7 @@ class _BuildLog:
         self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
 
         self.notes: list[str] = []   # what the build decided on its own, for the manifest
+        self.cutoff_exceptions: dict[str, str] = {}   # packages taken as of a later date, and that date
 
     def write(self, text: str) -> None:
         self._handle.write(text if text.endswith("\n") else text + "\n")
@@ -332,9 +348,8 @@ class EnvBuilder:
         with tempfile.TemporaryDirectory(prefix="issuebench-reqs-") as tmp:
             self._install_packages(uv, spec, path, workspace, log, Path(tmp))
         self._compile_bytecode(path, log)
-        commands = [*spec.pre_install, *spec.install]
-        if commands:
-            self._run_sandboxed(spec, path, workspace, commands, log, python)
+        if spec.pre_install or spec.install:
+            self._run_sandboxed(spec, path, workspace, log, python)
 
     def _install_packages(self, uv: str, spec: EnvSpec, venv: Path, workspace: Path,
                           log: _BuildLog, scratch: Path) -> None:
@@ -370,19 +385,40 @@ class EnvBuilder:
         for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
             try:
                 self._run_host([*argv[:3], *date_args(cutoff, per_package), *argv[3:]], log, what, cwd=cwd)
+                log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
                 return
             except _StepFailed as exc:
                 hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
                 if not cutoff or not hidden:
                     raise
-                pins_date = pins_date or newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
                 if pins_date is None:
-                    raise  # no pin postdates the date: the date itself is what the resolver refuses
+                    pins_date = newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
+                    if pins_date is None:
+                        raise  # no pin postdates the date: the date itself is what the resolver refuses
+                    # Everything the pins need, as of their time, in one resolution; the loop then
+                    # handles whatever else the resolver still names.
+                    hidden += [n for n in self._pin_closure(argv[0], argv[4], pins, pins_date, log)
+                               if n not in per_package and n not in hidden]
                 for name in hidden:
                     per_package[name] = pins_date
                 log.note(f"# cutoff: {', '.join(hidden)} taken as of {pins_date[:10]}, the newest exact pin's "
                          f"publication (pins win over the date {cutoff[:10]}, and they need these)")
         raise _StepFailed(f"{what}: the resolver kept asking for packages the date hides")
+
+    def _pin_closure(self, uv: str, python: str, pins: list[tuple[str, str]], when: str,
+                     log: _BuildLog) -> list[str]:
+        """Names of the packages the exact pins need, resolved together as of `when` (best effort)."""
+        argv = [uv, "pip", "compile", "-", "--python", python, "--exclude-newer", when,
+                "--no-header", "--no-annotate", "--quiet"]
+        try:
+            proc = subprocess.run(argv, input="\n".join(f"{n}=={v}" for n, v in pins), capture_output=True,
+                                  text=True, timeout=300, env=self._uv_env(), check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        if proc.returncode != 0:
+            log.write(f"# the pins alone do not resolve as of {when[:10]}: {_last_error_line(proc.stderr)}")
+            return []
+        return [line.split("==")[0].strip() for line in proc.stdout.splitlines() if "==" in line]
 
     def _compile_bytecode(self, venv: Path, log: _BuildLog) -> None:
         """Compile what was installed, as pip does at install time, and like pip never fail on it.
@@ -400,21 +436,26 @@ class EnvBuilder:
             log.write(f"# bytecode compilation left some files uncompiled (as pip would): "
                       f"{_last_error_line(proc.stdout + proc.stderr)}")
 
-    def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, commands: list[str],
-                       log: _BuildLog, python: PythonInfo) -> None:
-        from issuebench.sandbox.types import Bind, Limits
+    def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, log: _BuildLog,
+                       python: PythonInfo) -> None:
+        """The pre-install and install commands, in the sandbox with the network on."""
+        from issuebench.sandbox.types import Bind
 
         env = Env(venv, spec, spec.env_hash(), python.version, python.prefix)
         run_env = env.run_env()
         # PIP_NO_CACHE_DIR trips old pips (18.x read it as an int path); a private /tmp cache does not.
         run_env.update({"PIP_CACHE_DIR": "/tmp/pip-cache", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                        "PIP_NO_INPUT": "1"})
+                        "PIP_NO_INPUT": "1", "UV_CACHE_DIR": "/tmp/uv-cache", "UV_NO_CONFIG": "1",
+                        "UV_PYTHON_DOWNLOADS": "never"})
+        # Install steps reach the package index: the host's certificate and proxy settings go along
+        # (a machine behind an inspecting proxy has its own CA; uv does not read pip's config).
+        run_env.update({k: v for k, v in os.environ.items() if k in _NETWORK_SETTINGS})
         if spec.exclude_newer:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
             run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
             run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
-        constraints = build_constraints(venv, dated_build_tools(_uv(), spec.exclude_newer, python.version),
-                                        workspace)
+        build_pins = dated_build_tools(_uv(), spec.exclude_newer, python.version)
+        constraints = build_constraints(venv, build_pins, workspace)
         if constraints is not None:
             # Isolated builds use the env's own build tools (see build_tools.py); PIP_CONSTRAINT
             # reaches the inner pip that fills the build environment.
@@ -423,6 +464,18 @@ class EnvBuilder:
         binds = [Bind(venv, writable=True)]
         if python.prefix is not None:
             binds.append(Bind(python.prefix))
+        self._sandboxed(spec.pre_install, workspace, binds, run_env, log)
+        targets = local_install_targets(spec.install) if spec.exclude_newer else None
+        if targets:
+            dated = self._dated_constraints(spec, venv, workspace, binds, run_env, log, targets, constraints)
+            if dated is not None:
+                run_env["PIP_CONSTRAINT"] = str(dated)
+        self._sandboxed(spec.install, workspace, binds, run_env, log)
+
+    def _sandboxed(self, commands: list[str], workspace: Path, binds: list[Any], run_env: dict[str, str],
+                   log: _BuildLog) -> None:
+        from issuebench.sandbox.types import Limits
+
         limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
         for command in commands:
             log.write(f"$ (sandbox, network={not self.offline}) {command}")
@@ -433,6 +486,61 @@ class EnvBuilder:
             if result.status != "ok" or result.returncode != 0:
                 detail = _last_error_line(result.output) if result.output.strip() else result.reason
                 raise _StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
+
+    def _dated_constraints(self, spec: EnvSpec, venv: Path, workspace: Path, binds: list[Any],
+                           run_env: dict[str, str], log: _BuildLog, targets: list[str],
+                           build: Path | None) -> Path | None:
+        """Constraints that make the era's pip install the project's requirements as of the date
+        (dated_install.py); None, with a note, when they cannot be read or resolved."""
+        extras = wanted_extras(targets)
+        declared = pep621_requirements(workspace, extras)
+        if declared is None:
+            listing = venv / ".issuebench-declared.txt"
+            try:
+                self._sandboxed([egg_info_command(venv / "bin" / "python", extras, listing)], workspace, binds,
+                                run_env, log)
+                declared = listing.read_text().splitlines()
+            except (_StepFailed, OSError):
+                log.note("# cutoff: the project's declared requirements could not be read; "
+                         "its install resolves them itself")
+                return None
+        declared = [direct_reference_name(r) or r for r in declared if r.strip()]
+        pins = [unquote(p) for p in spec.packages if p.strip() and "==" in p]
+        # With the recipe's pins first; when they contradict the project (sphinx's setup.py, once
+        # edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the pinned
+        # packages to pip as the install would without us.
+        compiled = self._resolve_dated(spec, venv, log, [*declared, *pins])
+        if compiled is None and pins:
+            compiled = self._resolve_dated(spec, venv, log, declared)
+            if compiled is not None:
+                pinned = {canonicalize_name(n) for n in pinned_names(pins)}
+                compiled = "\n".join(line for line in compiled.splitlines()
+                                      if canonicalize_name(line.split("==")[0].strip()) not in pinned)
+        if compiled is None:
+            log.note("# cutoff: the install's own requirements could not be resolved as of the date; "
+                     "the install resolves them itself")
+            return None
+        override = build.read_text().splitlines() if build is not None else []
+        lines = constraint_lines(compiled, override)
+        dated = venv / DATED_CONSTRAINTS
+        dated.write_text("\n".join(lines) + "\n")
+        log.write(f"# the install's requirements constrained to their releases as of {spec.exclude_newer}: "
+                  f"{', '.join(lines)}")
+        return dated
+
+    def _resolve_dated(self, spec: EnvSpec, venv: Path, log: _BuildLog, requirements: list[str]) -> str | None:
+        """uv's resolution of `requirements` as of the spec's date, as `name==version` lines."""
+        with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
+            request = Path(tmp) / "requirements.in"
+            request.write_text("\n".join(requirements) + "\n")
+            out = Path(tmp) / "resolved.txt"
+            argv = compile_command(_uv(), venv / "bin" / "python", str(spec.exclude_newer),
+                                   {**exempt_from_cutoff(spec), **log.cutoff_exceptions}, request, out)
+            try:
+                self._run_host(argv, log, "resolving the install's requirements as of the date")
+            except _StepFailed:
+                return None
+            return out.read_text()
 
     def _freeze(self, venv: Path) -> list[str]:
         try:

@@ -99,6 +99,7 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
         "task": task.content_hash(),
         "patch": prediction.patch_hash(),
         "spec": spec.content_hash(),
+        "env": spec.env_hash(),   # carries the env build rules, which the spec's content does not
         "harness": HARNESS_VERSION,
         "strict": ctx.strict,
         "sandbox": getattr(ctx.sandbox, "name", "?"),

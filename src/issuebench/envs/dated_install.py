@@ -1,0 +1,106 @@
+"""Make the era's pip install the project's dependencies as of the task's date.
+
+A recipe's install command (`pip install -e .[test]`) runs the env's own pip, which is as old as
+the task and cannot apply a date: left alone it pulls today's releases of every dependency (pytest
+8 and docutils 0.23 into a 2021 sphinx). So, after the pre-install steps and before the install,
+the project's declared requirements are read (a PEP 621 table from pyproject.toml on the host, which
+runs nothing; else `setup.py egg_info` in the sandbox, which runs the project's code), uv resolves
+them with the extras the install command names and the recipe's exact pins as of the date, and the
+result becomes a pip constraints file: pip still does the install, with dated versions. The project
+itself is never built by uv (old setup.cfg versions such as `3.5.0.dev-20210306` are not valid
+versions to today's tools).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from issuebench.envs.dating import date_args
+
+# `pip install [-e] .`, `.[test]`, `".[dev,test]"`, or `setup.py develop|install`: the local project.
+_PIP_LOCAL = re.compile(r"\bpip\s+install\b(?P<args>[^;&|]*)")
+_LOCAL_TARGET = re.compile(r"""^['"]?\.(?:/)?(?P<extras>\[[^\]]*\])?['"]?$""")
+_SETUP_PY = re.compile(r"\bsetup\.py\s+(develop|install)\b")
+DATED_CONSTRAINTS = ".issuebench-dated-constraints.txt"
+
+
+def local_install_targets(commands: Sequence[str]) -> list[str] | None:
+    """The requirement lines (`.` or `.[extras]`) the install commands install the project with,
+    or None when none of them installs the local project."""
+    targets: list[str] = []
+    for command in commands:
+        for match in _PIP_LOCAL.finditer(command):
+            try:
+                words = shlex.split(match.group("args"))
+            except ValueError:
+                continue
+            for word in words:
+                local = _LOCAL_TARGET.match(word)
+                if local:
+                    targets.append("." + (local.group("extras") or ""))
+        if _SETUP_PY.search(command):
+            targets.append(".")
+    return list(dict.fromkeys(targets)) or None
+
+
+SCRIPT = Path(__file__).with_name("declared_requirements_script.py")
+
+
+def wanted_extras(targets: Sequence[str]) -> list[str]:
+    """The extras named by install targets such as `.[test,docs]`."""
+    out: list[str] = []
+    for target in targets:
+        if "[" in target:
+            out += [e.strip().lower() for e in target[target.index("[") + 1:target.rindex("]")].split(",")]
+    return [e for e in dict.fromkeys(out) if e]
+
+
+def pep621_requirements(workspace: Path, extras: Sequence[str]) -> list[str] | None:
+    """Requirements a static `[project]` table declares (None when it declares them dynamically)."""
+    from issuebench.envs.build_tools import read_toml
+
+    project = read_toml(workspace / "pyproject.toml").get("project")
+    if not isinstance(project, dict) or "dependencies" in project.get("dynamic", []):
+        return None
+    lines = [str(r) for r in project.get("dependencies", []) or []]
+    for extra, reqs in (project.get("optional-dependencies") or {}).items():
+        if extra.lower() in extras:
+            lines += [str(r) for r in reqs]
+    return lines
+
+
+def egg_info_command(python: Path, extras: Sequence[str], out: Path) -> str:
+    """The shell command (in the sandbox, in the workspace) that writes setup.py's requirements."""
+    return f"{shlex.quote(str(python))} {shlex.quote(str(SCRIPT))} {shlex.quote(','.join(extras))} " \
+           f"> {shlex.quote(str(out))}"
+
+
+def compile_command(uv: str, python: Path, cutoff: str, per_package: Mapping[str, str],
+                    requirements: Path, out: Path) -> list[str]:
+    """uv's resolution of a requirements file as of the date (run on the host: it builds nothing
+    of the project's, only what the index holds)."""
+    return [uv, "pip", "compile", str(requirements), "--python", str(python), *date_args(cutoff, per_package),
+            "--no-header", "--no-annotate", "--quiet", "-o", str(out)]
+
+
+def constraint_lines(compiled: str, override: Sequence[str]) -> list[str]:
+    """`name==version` lines of a resolution, with `override` pins (the build tools) taking precedence.
+
+    The project itself and anything not pinned by version (local paths, URLs) are left out: a
+    constraint may not name them.
+    """
+    wins = {canonicalize_name(line.split("==")[0]): line.strip() for line in override if "==" in line}
+    out = []
+    for raw in compiled.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")) or "==" not in line or "@" in line:
+            continue
+        name = canonicalize_name(re.split(r"[=\[;\s]", line, maxsplit=1)[0])
+        if name not in wins:
+            out.append(line)
+    return [*out, *wins.values()]

@@ -1,0 +1,49 @@
+"""The era's pip is steered to dated releases: what the install installs, and what constrains it."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from issuebench.envs.dated_install import (
+    SCRIPT,
+    constraint_lines,
+    local_install_targets,
+    pep621_requirements,
+    wanted_extras,
+)
+
+
+def test_install_commands_that_install_the_local_project_are_recognised():
+    assert local_install_targets(["python -m pip install -e .[test]"]) == [".[test]"]
+    assert local_install_targets(["pip install -e '.[dev,test]' && echo ok"]) == [".[dev,test]"]
+    assert local_install_targets(["python setup.py develop"]) == ["."]
+    assert local_install_targets(["pip install numpy", "sed -i s/a/b/ setup.py"]) is None
+    assert wanted_extras([".[dev, Test]", "."]) == ["dev", "test"]
+
+
+def test_static_project_tables_are_read_without_running_anything(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\ndependencies = ["attrs>=19"]\n'
+        '[project.optional-dependencies]\ntest = ["pytest"]\ndocs = ["sphinx"]\n')
+    assert pep621_requirements(tmp_path, ["test"]) == ["attrs>=19", "pytest"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndynamic = ["dependencies"]\n')
+    assert pep621_requirements(tmp_path, []) is None
+
+
+def test_setup_py_requirements_are_read_with_their_extras_and_markers(tmp_path: Path):
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "setup(name='p', version='1.0.dev-20210306', install_requires=['docutils>=0.12'],\n"
+        "      extras_require={'test': ['pytest'], 'docs': ['sphinx'],\n"
+        "                      ':python_version<\"3.8\"': ['importlib_metadata']})\n")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "test"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "docutils>=0.12" in lines and "pytest" in lines and "sphinx" not in lines
+    assert any(line.startswith("importlib_metadata ; python_version") for line in lines)
+    assert subprocess.run([sys.executable, str(SCRIPT), ""], cwd=tmp_path / "..", capture_output=True).returncode == 3
+
+
+def test_constraints_keep_versions_only_and_let_the_build_tools_win():
+    compiled = "docutils==0.16\n    # via p\nsetuptools==69.0.0\n-e file:///tmp/testbed\nfoo @ https://x/foo.zip\n"
+    assert constraint_lines(compiled, ["setuptools==58.2.0"]) == ["docutils==0.16", "setuptools==58.2.0"]
