@@ -13,7 +13,7 @@ from pathlib import Path
 
 from issuebench import HARNESS_VERSION, config
 from issuebench.errors import IssuebenchError
-from issuebench.harness import artifacts, commands, guards, overlay
+from issuebench.harness import artifacts, commands, guards
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths
@@ -54,6 +54,9 @@ class EvalContext:
     keep_workspace: bool = False
     backend: str = "local"
     workspaces_dir: Path | None = None
+    # When a task's recipe is missing or fails to build: set up its repository version instead
+    # (issuebench.setup.fallback; remembered per version, said in the result's notes).
+    setup_fallback: bool = False
 
 
 @dataclass
@@ -131,7 +134,9 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     try:
         spec = spec or resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
-        return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {_explain(exc)}")
+        spec = _setup_fallback(task, ctx, source, f"no environment recipe: {_explain(exc)}")
+        if spec is None:
+            return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {_explain(exc)}")
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir)
@@ -155,10 +160,11 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     # is in the tree: a hostile patch can never reach the shared environment.
     t0 = time.monotonic()
     try:
-        env = overlay.ensure_env_with_overlay(ctx.env_builder, spec, ws)
+        spec, env = _setup_fallback(task, ctx, None, "", built=(spec, ws))
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, _explain(exc)
         return run
+    run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
     timings["env"] = time.monotonic() - t0
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
     run.env_manifest = getattr(env, "manifest", None)
@@ -302,8 +308,10 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     try:
         spec = resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
-        return _finish(inst_dir, log, base.model_copy(update={
-            "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {_explain(exc)}"}))
+        spec = _setup_fallback(task, ctx, source, f"no environment recipe: {_explain(exc)}")
+        if spec is None:
+            return _finish(inst_dir, log, base.model_copy(update={
+                "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {_explain(exc)}"}))
 
     key = cache_key(task, prediction, spec, ctx)
     if ctx.use_cache:
@@ -365,6 +373,13 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
 
         store(report.cache_key, inst_dir)
     return report
+
+
+def _setup_fallback(task: Task, ctx: EvalContext, source: Path | None, why: str, built: tuple | None = None):
+    """The recipe `setup` finds for the task's version (--setup-fallback), or with `built`, the env."""
+    from issuebench.setup import fallback  # setup builds on the harness: imported late
+
+    return fallback.for_instance(task, ctx, source, why, built)
 
 
 # Faults of the machine rather than of the patch are retried on the next run, never cached.

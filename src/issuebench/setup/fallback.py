@@ -1,0 +1,106 @@
+"""`eval`/`validate --setup-fallback`: when a task's recipe fails, set up its repository version.
+
+The reference shares one environment per (repository, version); so does the fallback. The first
+task of a version whose recipe is missing or fails to build runs `setup` on its base commit with the
+task's date; the outcome (the accepted recipe, or why none was found) is remembered under
+ISSUEBENCH_HOME/setup-fallback/, so later tasks of that version, in this run or the next, use it
+without searching again. A lock per version keeps parallel workers from searching twice.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from issuebench import config
+from issuebench.errors import IssuebenchError
+from issuebench.models import EnvSpec, Task
+
+NOTE = "setup fallback"
+
+
+def _store() -> Path:
+    path = config.home() / "setup-fallback"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _key(task: Task) -> str:
+    return re.sub(r"[^\w.@-]+", "__", f"{task.repo}@{task.version or task.base_commit[:12]}")
+
+
+def remembered(task: Task) -> dict[str, Any] | None:
+    path = _store() / f"{_key(task)}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def fallback_spec(task: Task, source: Path, *, builder: Any = None, sandbox: Any = None,
+                  why: str = "") -> tuple[EnvSpec | None, str]:
+    """(the recipe setup found for the task's repository version, or None; a one-line note)."""
+    store = _store()
+    with (store / f".{_key(task)}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        entry = remembered(task)
+        if entry is None:
+            entry = _search(task, source, builder, sandbox, why)
+            (store / f"{_key(task)}.json").write_text(json.dumps(entry, indent=2), encoding="utf-8")
+    if not entry.get("accepted"):
+        return None, f"{NOTE}: no recipe for {task.repo} {task.version} ({entry.get('reason', 'unknown')})"
+    spec = EnvSpec.model_validate(entry["env"])
+    note = (f"{NOTE}: recipe set up from {entry.get('commit', '?')[:12]} "
+            f"({entry.get('tests_passed')}/{entry.get('tests_run')} tests passed there)")
+    return spec.model_copy(update={"notes": [*spec.notes, note]}), note
+
+
+def _search(task: Task, source: Path, builder: Any, sandbox: Any, why: str) -> dict[str, Any]:
+    from issuebench.setup import setup_repository
+
+    try:
+        result = setup_repository(source, commit=task.base_commit, date=task.created_at or None,
+                                  builder=builder, sandbox=sandbox, repo_name=task.repo)
+    except IssuebenchError as exc:
+        return {"accepted": False, "commit": task.base_commit, "reason": exc.message, "because": why}
+    return {"accepted": result.success, "commit": task.base_commit, "because": why,
+            "reason": result.reason, "env": result.spec.model_dump(mode="json") if result.spec else None,
+            "tests_run": result.tests_run, "tests_passed": result.tests_passed,
+            "failing_tests": result.failing_tests}
+
+
+def for_instance(task: Task, ctx: Any, source: Path | None, why: str,
+                 built: tuple[EnvSpec, Path] | None = None) -> Any:
+    """The harness's hook (EvalContext.setup_fallback).
+
+    Without `built`: the fallback recipe for a task whose recipe could not be resolved, or None.
+    With `built=(spec, workspace)`: (spec, env) of the task's own recipe, or when its build fails
+    and the fallback is on, of the fallback recipe; raises the build's error when neither builds.
+    """
+    from issuebench.harness import overlay
+    from issuebench.harness.repos import find_repo
+
+    enabled = bool(getattr(ctx, "setup_fallback", False)) and getattr(ctx, "backend", "local") != "docker"
+
+    def search(reason: str) -> EnvSpec | None:
+        if not enabled:
+            return None
+        try:
+            repo = source or find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+        except IssuebenchError:
+            return None
+        return fallback_spec(task, repo, builder=ctx.env_builder, sandbox=ctx.sandbox, why=reason)[0]
+
+    if built is None:
+        return search(why)
+    spec, workspace = built
+    try:
+        return spec, overlay.ensure_env_with_overlay(ctx.env_builder, spec, workspace)
+    except IssuebenchError as exc:
+        other = search(exc.message)
+        if other is None:
+            raise
+        return other, overlay.ensure_env_with_overlay(ctx.env_builder, other, workspace)

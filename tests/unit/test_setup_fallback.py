@@ -1,0 +1,74 @@
+"""eval/validate --setup-fallback: a task whose recipe fails gets the recipe setup found for its
+repository version, remembered per version; without the option nothing changes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from issuebench.errors import IssuebenchError
+from issuebench.models import EnvSpec, Task
+from issuebench.setup import fallback
+from tests.gitrepo import init_repo
+
+TASK = Task(instance_id="o__r-1", repo="o/r", base_commit="a" * 40, problem_statement="", patch="",
+            test_patch="", FAIL_TO_PASS=[], PASS_TO_PASS=[], version="1.0", created_at="2021-01-01T00:00:00Z")
+GOOD = EnvSpec(python="3.9", packages=["pytest"], test_cmd="pytest -rA")
+BROKEN = EnvSpec(python="3.9", packages=["no-such-thing==0"])
+
+
+class _Builder:
+    root = None
+
+    def __init__(self) -> None:
+        self.built: list[list[str]] = []
+
+    def ensure(self, spec: EnvSpec, ws: Path) -> SimpleNamespace:
+        if "no-such-thing==0" in spec.packages:
+            raise IssuebenchError("environment failed to build: no-such-thing==0 is not available")
+        self.built.append(spec.packages)
+        (ws.parent / "env").mkdir(exist_ok=True)
+        return SimpleNamespace(path=ws.parent / "env", env_hash=spec.env_hash())
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    init_repo(tmp_path / "ws", {"a.py": "x = 1\n"})
+    return tmp_path / "ws"
+
+
+def _remember(entry: dict) -> None:
+    store = fallback._store()
+    (store / f"{fallback._key(TASK)}.json").write_text(json.dumps(entry))
+
+
+def test_a_recipe_that_fails_to_build_falls_back_to_the_remembered_setup(ws: Path) -> None:
+    _remember({"accepted": True, "commit": "b" * 40, "env": GOOD.model_dump(mode="json"),
+               "tests_run": 10, "tests_passed": 10})
+    builder = _Builder()
+    ctx = SimpleNamespace(setup_fallback=True, backend="local", env_builder=builder, sandbox=None,
+                          repos_dir=None, allow_clone=False)
+    spec, env = fallback.for_instance(TASK, ctx, ws, "", built=(BROKEN, ws))
+    assert env.env_hash == spec.env_hash()
+    assert spec.packages == ["pytest"] and builder.built == [["pytest"]]
+    assert spec.notes[-1] == "setup fallback: recipe set up from bbbbbbbbbbbb (10/10 tests passed there)"
+    # A task without any recipe gets the same remembered recipe, with no search.
+    assert fallback.for_instance(TASK, ctx, ws, "no environment recipe").packages == ["pytest"]
+
+
+def test_without_the_option_or_with_a_remembered_failure_the_build_error_stands(ws: Path) -> None:
+    builder = _Builder()
+    off = SimpleNamespace(setup_fallback=False, backend="local", env_builder=builder, sandbox=None)
+    with pytest.raises(IssuebenchError, match="no-such-thing"):
+        fallback.for_instance(TASK, off, ws, "", built=(BROKEN, ws))
+    assert fallback.for_instance(TASK, off, ws, "no environment recipe") is None
+    _remember({"accepted": False, "commit": "b" * 40, "reason": "best attempt passed 1/9 tests"})
+    on = SimpleNamespace(setup_fallback=True, backend="local", env_builder=builder, sandbox=None)
+    with pytest.raises(IssuebenchError, match="no-such-thing"):
+        fallback.for_instance(TASK, on, ws, "", built=(BROKEN, ws))
+    spec, note = fallback.fallback_spec(TASK, ws)
+    assert spec is None and note == "setup fallback: no recipe for o/r 1.0 (best attempt passed 1/9 tests)"
