@@ -54,6 +54,9 @@ def eval_command(
     python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest: without the task's "
                                         "Python, stop, or use the nearest installed one."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore cached results and rerun everything."),
+    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing or fails "
+                                        "to build, use the recipe `issuebench setup` finds for its repository "
+                                        "version (remembered; said in the result)."),
     offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
                                  "packages only from the local cache."),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
@@ -85,7 +88,8 @@ def eval_command(
         _require_docker_engine()
     ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
                         no_sandbox=no_sandbox, strict=strict, offline=offline,
-                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend)
+                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                        setup_fallback=setup_fallback)
     if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
         err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
     try:

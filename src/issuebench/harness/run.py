@@ -57,7 +57,7 @@ def build_context(*, output_dir: Path, run_id: str, timeout: float = 1800.0, rep
                   recipes_dir: Path | None = None, no_sandbox: bool = False, strict: bool = False,
                   allow_clone: bool = True, use_cache: bool = True, python_fallback: str = "error",
                   memory_mb: int | None = None, backend: str = "local",
-                  keep_workspaces: bool = False, offline: bool = False) -> EvalContext:
+                  keep_workspaces: bool = False, offline: bool = False, setup_fallback: bool = False) -> EvalContext:
     """Everything a run shares. Raises MissingSystemPiece once, before any instance starts.
 
     offline: no network at all, neither clones nor package downloads (uv's cache only)."""
@@ -73,7 +73,7 @@ def build_context(*, output_dir: Path, run_id: str, timeout: float = 1800.0, rep
     return EvalContext(layout=RunLayout(Path(output_dir), run_id), sandbox=sandbox, env_builder=builder,
                        limits=limits, repos_dir=repos_dir, recipes_dir=recipes_dir, strict=strict,
                        allow_clone=allow_clone and not offline, use_cache=use_cache, backend=backend,
-                       keep_workspace=keep_workspaces)
+                       keep_workspace=keep_workspaces, setup_fallback=setup_fallback)
 
 
 def _guarded(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
