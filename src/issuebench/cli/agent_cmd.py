@@ -67,8 +67,6 @@ def agent_command(
     ectx = build_context(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb, repos_dir=repos,
                          recipes_dir=recipes, no_sandbox=no_sandbox, allow_clone=not offline,
                          python_fallback="nearest" if demo else python_fallback)
-    if getattr(ectx.sandbox, "name", "") == "none":
-        err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): the model's commands run unconfined")
     config = AgentConfig(step_limit=step_limit, cost_limit=cost_limit, wall_limit=wall_limit, command_timeout=timeout)
     started = time.monotonic()
     with console.status(f"agent: {len(tasks)} instance(s)…") as status:
