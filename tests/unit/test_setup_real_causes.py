@@ -190,3 +190,21 @@ def test_suite_of_few_files_but_many_tests_is_sampled_by_test_id() -> None:
     assert id_samples("\n".join(plain[:500])) is None                  # a small suite runs whole
     plan = _plan(["pytest"], test_cmd="pytest -rA")
     assert collect_command(plan) == "pytest -rA --collect-only -q"
+
+
+def test_ci_variables_and_job_pins_and_formatted_requirements(tmp_path: Path) -> None:
+    workflow = ("jobs:\n  t:\n    steps:\n      - run: pip install sympy-${{ env.release_version }}.tar.gz "
+                "numpy==1.18.5 'mpmath>=1.1'\n      - run: pytest pkg/tests/remote --remote-data\n"
+                "      - run: pytest pkg\n")
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nv = '0.19'\nsetup(name='pkg', install_requires=['mpmath>=%s' % v,"
+                    " f'six>={v}'])\n",
+        ".github/workflows/ci.yml": workflow,
+        **{f"pkg/tests/test_{i}.py": "def test():\n    pass\n" for i in range(3)},
+        "pkg/tests/remote/test_r.py": "def test():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    assert facts.install_requires == ["mpmath>=0.19", "six>=0.19"]
+    assert "numpy" in facts.test_requires and not any("$" in r or "release" in r for r in facts.test_requires)
+    # The command covering the most test files decides the suite, not the remote-data job listed first.
+    assert initial_plan(facts, tree, date=None, pythons=PYTHONS).test_args == ["pkg"]

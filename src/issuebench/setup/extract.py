@@ -275,6 +275,18 @@ def _literal(node: ast.AST, env: dict[str, Any], tree: SourceTree) -> Any:
             elif isinstance(k, str) and v is not None:
                 out[k] = v
         return out
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        # 'mpmath>=%s' % mpmath_version (sympy's setup.py)
+        left, right = _literal(node.left, env, tree), _literal(node.right, env, tree)
+        if isinstance(left, str) and isinstance(right, (str, int, float, tuple)):
+            try:
+                return left % right
+            except (TypeError, ValueError):
+                return None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_literal(v.value, env, tree) if isinstance(v, ast.FormattedValue) else _literal(v, env, tree)
+                 for v in node.values]
+        return "".join(str(p) for p in parts) if all(isinstance(p, (str, int, float)) for p in parts) else None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _literal(node.left, env, tree), _literal(node.right, env, tree)
         if isinstance(left, list) and isinstance(right, list):

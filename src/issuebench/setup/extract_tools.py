@@ -158,7 +158,9 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
     line = line.lstrip("$ ").strip()
     pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
     if pip:
-        tokens = re.split(r"\s+", pip.group(1).split("&&")[0].split(";")[0].strip())
+        # A CI variable (`sympy-${{ env.release_version }}`) names nothing installable here.
+        words = re.sub(r"\S*\$\{\{[^}]*\}\}\S*|\S*\$\{?\w+\}?\S*", " ", pip.group(1))
+        tokens = re.split(r"\s+", words.split("&&")[0].split(";")[0].strip())
         skip_next = False
         for i, token in enumerate(tokens):
             if skip_next:
@@ -171,9 +173,12 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
                 continue
             if token == "-e":
                 continue
-            if token.startswith("-"):
+            if token.startswith("-") or not token:
                 continue
-            _add_requirement_token(token, facts, tree)
+            # A CI job's exact pin belongs to that job's Python and matrix, not to the date's
+            # environment (sympy's CI pins numpy==1.18.5, which has no wheel for the Python chosen).
+            _add_requirement_token(re.sub(r"^([A-Za-z0-9][\w.\[\],-]*)\s*==\s*[^;\s]+", r"\1", unquote(token)),
+                                   facts, tree)
         return
     if _TEST_CMD.search(line) and not line.startswith("#"):
         facts.test_commands.append(line)

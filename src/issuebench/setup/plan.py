@@ -112,37 +112,53 @@ _TAKES_VALUE = _KEEP_WITH_VALUE | {"-k", "-c", "--cov", "--cov-report", "--junit
 
 def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
     """Arguments of the whole-suite run: the test paths and collection options of the repository's
-    first pytest command (tox before CI before docs), else the test folder (none with testpaths)."""
+    pytest command that covers the most test files (the first of equals: tox before CI before
+    docs; a CI job that runs only the remote-data tests must not narrow the suite), else the test
+    folder (none with testpaths)."""
     dirs = tree.dirs()
-    for command in facts.test_commands:
-        if runner != "pytest" or not re.search(r"py\.?test", command):
+    test_files = [p for p in tree.files() if re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p)]
+    best: tuple[int, list[str], list[str]] | None = None
+    for command in facts.test_commands if runner == "pytest" else []:
+        parsed = _pytest_words(command, dirs, tree)
+        if parsed is None:
             continue
-        try:
-            words = shlex.split(command)
-        except ValueError:
-            words = command.split()
-        start = next((i for i, w in enumerate(words) if re.search(r"py\.?test$", w)), None)
-        if start is None:
-            continue
-        paths: list[str] = []
-        options: list[str] = []
-        rest = iter(words[start + 1:])
-        for word in rest:
-            if word in ("&&", "||", ";", "|"):
-                break
-            name = word.split("=", 1)[0]
-            if word.startswith("-"):
-                value = None if "=" in word or name not in _TAKES_VALUE else next(rest, None)
-                if name in _KEEP_FLAGS or name in _KEEP_WITH_VALUE:
-                    options += [word] + ([value] if value is not None else [])
-            elif word.rstrip("/") in dirs or tree.exists(word):
-                paths.append(word.rstrip("/"))
-        if paths or options:
-            return paths + options          # no paths: the repository runs pytest from its root
-        break                               # the repository's main command names nothing special
+        paths, options = parsed
+        covered = len(test_files) if not paths else sum(
+            1 for f in test_files if any(f == p or f.startswith(p + "/") for p in paths))
+        if best is None or covered > best[0]:
+            best = (covered, paths, options)
+    if best is not None and (best[1] or best[2]):
+        return best[1] + best[2]            # no paths: the repository runs pytest from its root
     if runner == "pytest" and facts.pytest_testpaths:
         return []
     return _test_folder(dirs)
+
+
+def _pytest_words(command: str, dirs: set[str], tree: SourceTree) -> tuple[list[str], list[str]] | None:
+    """(paths, kept options) of a pytest command line, or None when it runs no pytest."""
+    if not re.search(r"py\.?test", command):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    start = next((i for i, w in enumerate(words) if re.search(r"py\.?test$", w)), None)
+    if start is None:
+        return None
+    paths: list[str] = []
+    options: list[str] = []
+    rest = iter(words[start + 1:])
+    for word in rest:
+        if word in ("&&", "||", ";", "|"):
+            break
+        name = word.split("=", 1)[0]
+        if word.startswith("-"):
+            value = None if "=" in word or name not in _TAKES_VALUE else next(rest, None)
+            if name in _KEEP_FLAGS or name in _KEEP_WITH_VALUE:
+                options += [word] + ([value] if value is not None else [])
+        elif word.rstrip("/") in dirs or tree.exists(word):
+            paths.append(word.rstrip("/"))
+    return paths, options
 
 
 def _test_folder(dirs: set[str]) -> list[str]:
