@@ -80,6 +80,31 @@ def recipe_commit(path: Path) -> str | None:
     return str(value) if value else None
 
 
+def with_package(spec: EnvSpec, name: str) -> EnvSpec:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    have = set()
+    for req in spec.packages:
+        try:
+            have.add(Requirement(req).name.lower())
+        except InvalidRequirement:
+            continue
+    return spec if name in have else spec.model_copy(update={"packages": [*spec.packages, name]})
+
+
+def pytest_spec(spec: EnvSpec, progress: Progress) -> EnvSpec:
+    """The recipe with pytest as the runner: test ids and coverage contexts come from pytest.
+
+    pytest also runs unittest and doctest-free suites, so a `python -m unittest` recipe becomes
+    `python -m pytest -rA` with pytest installed; the rows carry this recipe, so eval agrees.
+    """
+    if "pytest" in spec.test_cmd:
+        return spec
+    progress(f"the recipe runs `{spec.test_cmd}`; synth runs the same tests with pytest")
+    return with_package(spec, "pytest").model_copy(update={
+        "test_cmd": "python -m pytest -rA", "log_parser": "pytest", "test_directives": "paths"})
+
+
 def find_recipe(source: Path, commit: str, opts: SynthOptions, progress: Progress) -> tuple[EnvSpec, list[str]]:
     if opts.recipe is not None:
         return load_recipe(opts.recipe)
@@ -104,8 +129,9 @@ class Run:
         self.out.mkdir(parents=True, exist_ok=True)
         self.date = git_value(source, "show", "-s", "--format=%cI", commit)
         self.name = opts.name or repo_name(source)
-        self.spec, self.test_args = find_recipe(source, commit, opts, progress)
-        self.work_spec = self.spec.model_copy(update={"packages": [*self.spec.packages, "coverage"]})
+        spec, self.test_args = find_recipe(source, commit, opts, progress)
+        self.spec = pytest_spec(spec, progress)
+        self.work_spec = with_package(self.spec, "coverage")
         from issuebench.envs import EnvBuilder
         from issuebench.sandbox import get_sandbox
 
