@@ -20,7 +20,7 @@ from issuebench.setup.source import SourceTree
 # A suite with more test files than this is judged on samples.
 LARGE_SUITE_FILES = 60
 SAMPLE_FILES = 20
-CONFIRM_FILES = 60
+CONFIRM_FILES = 40
 # pytest's default python_files patterns.
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Folders of files that tests use as input, not tests (a directory walk would skip them through
@@ -33,7 +33,7 @@ _NOT_TESTS = {"example_scripts", "examples", "fixtures", "data", "testdata", "te
 # tests, attempts run a sample of test ids instead.
 LARGE_SUITE_TESTS = 600
 SAMPLE_TESTS = 200
-CONFIRM_TESTS = 600
+CONFIRM_TESTS = 400
 # Ids safe to pass back to pytest: no parameters, no spaces (any other id may not be found again,
 # and one id not found stops the whole run).
 _PLAIN_ID = re.compile(r"^[\w/.-]+\.py::[\w:]+$")
