@@ -30,7 +30,7 @@ def synth_command(
     scope: str = typer.Option("covering", "--scope", help="covering: run the tests that execute the changed "
                               "function; suite: the whole suite per candidate (slow; for comparison)."),
     timeout: float = typer.Option(None, "--timeout", help="Seconds one test run may take "
-                                  "(default 3x the suite, at least 30)."),
+                                  "(default 5x the suite, at least 60)."),
     seed: int = typer.Option(0, "--seed", help="Seed for the order candidates are tried in."),
     name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
     model: str = typer.Option(None, "--model", help="Model for the `model` generator and issue wording "

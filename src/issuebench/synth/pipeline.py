@@ -99,7 +99,7 @@ def prepare(src: str | Path, opts: SynthOptions, progress: Progress = lambda _li
     except BaseException:
         run.close()
         raise
-    timeout = opts.timeout or max(30.0, 3 * base.suite_seconds)
+    timeout = opts.timeout or max(60.0, 5 * base.suite_seconds)
     return Prepared(run, cmap, base, base_seconds, ctx, timeout, generators)
 
 

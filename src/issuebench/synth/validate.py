@@ -60,15 +60,16 @@ def covering_tests(cand: Candidate, cmap: CoverageMap, baseline: Baseline) -> li
 
 
 def run_timeout(timeout: float, targets: list[str] | None, baseline: Baseline) -> float:
-    """A run of some tests gets their share of the suite's time, five times over, plus start-up.
+    """A run of some tests gets their share of the suite's time, ten times over, plus 30 s.
 
-    Bugs that loop forever are common (a removed increment); waiting the whole-suite timeout for
-    each of them would cost more than everything else.
+    Bugs that loop forever exist (a removed increment); waiting the whole-suite timeout for each
+    of them is wasteful. But failing tests run slower than passing ones (tracebacks, assertion
+    introspection, on a loaded machine more so), so the margin is wide: a timeout rejects a bug.
     """
     if targets is None or not baseline.passed:
         return timeout
     share = baseline.suite_seconds * len(targets) / len(baseline.passed)
-    return min(timeout, 10.0 + 5.0 * share)
+    return min(timeout, 30.0 + 10.0 * share)
 
 
 def _usable(run, result: Outcome) -> bool:
