@@ -25,7 +25,7 @@ def test_static_project_tables_are_read_without_running_anything(tmp_path: Path)
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "p"\ndependencies = ["attrs>=19"]\n'
         '[project.optional-dependencies]\ntest = ["pytest"]\ndocs = ["sphinx"]\n')
-    assert pep621_requirements(tmp_path, ["test"]) == ["attrs>=19", "pytest"]
+    assert pep621_requirements(tmp_path, ["test"]) == ["# project: p", "attrs>=19", "pytest"]
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\ndynamic = ["dependencies"]\n')
     assert pep621_requirements(tmp_path, []) is None
 
@@ -47,3 +47,17 @@ def test_setup_py_requirements_are_read_with_their_extras_and_markers(tmp_path: 
 def test_constraints_keep_versions_only_and_let_the_build_tools_win():
     compiled = "docutils==0.16\n    # via p\nsetuptools==69.0.0\n-e file:///tmp/testbed\nfoo @ https://x/foo.zip\n"
     assert constraint_lines(compiled, ["setuptools==58.2.0"]) == ["docutils==0.16", "setuptools==58.2.0"]
+
+
+def test_an_extra_naming_the_project_itself_brings_its_extras(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "Pkg"\ndependencies = ["attrs"]\n'
+        '[project.optional-dependencies]\nstats = ["scipy"]\nall = ["pkg[stats]", "numpy"]\n')
+    assert pep621_requirements(tmp_path, ["all"]) == ["# project: pkg", "attrs", "numpy", "scipy"]
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\n"
+        "setup(name='pvlib', version='0.10', install_requires=['numpy'],\n"
+        "      extras_require={'optional': ['scipy'], 'all': ['pvlib[optional]', 'pytest']})\n")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "all"], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.stdout.splitlines() == ["# project: pvlib", "numpy", "pytest", "scipy"]

@@ -504,7 +504,8 @@ class EnvBuilder:
                 log.note("# cutoff: the project's declared requirements could not be read; "
                          "its install resolves them itself")
                 return None
-        declared = [direct_reference_name(r) or r for r in declared if r.strip()]
+        project = next((r.split(":", 1)[1].strip() for r in declared if r.startswith("# project:")), None)
+        declared = [direct_reference_name(r) or r for r in declared if r.strip() and not r.startswith("#")]
         pins = [unquote(p) for p in spec.packages if p.strip() and "==" in p]
         # With the recipe's pins first; when they contradict the project (sphinx's setup.py, once
         # edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the pinned
@@ -521,7 +522,7 @@ class EnvBuilder:
                      "the install resolves them itself")
             return None
         override = build.read_text().splitlines() if build is not None else []
-        lines = constraint_lines(compiled, override)
+        lines = constraint_lines(compiled, override, exclude=project)
         dated = venv / DATED_CONSTRAINTS
         dated.write_text("\n".join(lines) + "\n")
         log.write(f"# the install's requirements constrained to their releases as of {spec.exclude_newer}: "

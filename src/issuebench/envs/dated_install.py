@@ -61,16 +61,39 @@ def wanted_extras(targets: Sequence[str]) -> list[str]:
 
 
 def pep621_requirements(workspace: Path, extras: Sequence[str]) -> list[str] | None:
-    """Requirements a static `[project]` table declares (None when it declares them dynamically)."""
+    """Requirements a static `[project]` table declares (None when it declares them dynamically),
+    after a `# project: NAME` line, as the egg_info script prints them."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     from issuebench.envs.build_tools import read_toml
 
     project = read_toml(workspace / "pyproject.toml").get("project")
     if not isinstance(project, dict) or "dependencies" in project.get("dynamic", []):
         return None
-    lines = [str(r) for r in project.get("dependencies", []) or []]
-    for extra, reqs in (project.get("optional-dependencies") or {}).items():
-        if extra.lower() in extras:
-            lines += [str(r) for r in reqs]
+    name = canonicalize_name(str(project.get("name", "")))
+    optional = {k.lower(): v for k, v in (project.get("optional-dependencies") or {}).items()}
+    sections = {"": project.get("dependencies", []) or [], **optional}
+    parsed: dict[str, list[Requirement]] = {}
+    for extra, texts in sections.items():
+        parsed[extra] = []
+        for text in texts:
+            try:
+                parsed[extra].append(Requirement(str(text)))
+            except InvalidRequirement:
+                continue
+    # An extra may name the project itself with other extras (`all = ["pkg[stats,docs]"]`): those
+    # extras are wanted too, and the self-reference is no requirement of its own.
+    wanted: set[str] = set()
+    queue = ["", *(e.lower() for e in extras)]
+    while queue:
+        extra = queue.pop()
+        if extra in wanted:
+            continue
+        wanted.add(extra)
+        queue += [e.lower() for r in parsed.get(extra, []) if canonicalize_name(r.name) == name for e in r.extras]
+    lines = [f"# project: {name}"]
+    for extra in sorted(wanted):
+        lines += [str(r) for r in parsed.get(extra, []) if canonicalize_name(r.name) != name]
     return lines
 
 
@@ -88,7 +111,7 @@ def compile_command(uv: str, python: Path, cutoff: str, per_package: Mapping[str
             "--no-header", "--no-annotate", "--quiet", "-o", str(out)]
 
 
-def constraint_lines(compiled: str, override: Sequence[str]) -> list[str]:
+def constraint_lines(compiled: str, override: Sequence[str], exclude: str | None = None) -> list[str]:
     """`name==version` lines of a resolution, with `override` pins (the build tools) taking precedence.
 
     The project itself and anything not pinned by version (local paths, URLs) are left out: a
@@ -101,6 +124,6 @@ def constraint_lines(compiled: str, override: Sequence[str]) -> list[str]:
         if not line or line.startswith(("#", "-")) or "==" not in line or "@" in line:
             continue
         name = canonicalize_name(re.split(r"[=\[;\s]", line, maxsplit=1)[0])
-        if name not in wins:
+        if name not in wins and (exclude is None or name != canonicalize_name(exclude)):
             out.append(line)
     return [*out, *wins.values()]

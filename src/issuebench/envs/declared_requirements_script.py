@@ -8,6 +8,17 @@ import sys
 import tempfile
 
 
+def _canon(text):
+    return "".join("-" if c in "_." else c for c in text.strip().lower())
+
+
+def _same_name(requirement, name):
+    head = requirement
+    for stop in "[<>=!~; (":
+        head = head.split(stop)[0]
+    return _canon(head) == _canon(name)
+
+
 def main():
     extras = [e.strip().lower() for e in (sys.argv[1] if len(sys.argv) > 1 else "").split(",") if e.strip()]
     if not os.path.exists("setup.py"):
@@ -22,6 +33,9 @@ def main():
     path = os.path.join(found[0], "requires.txt")
     if not os.path.exists(path):
         return 0  # a project with no requirements
+    name = os.path.basename(found[0])[: -len(".egg-info")]
+    print("# project: " + name)
+    sections = {}
     section, marker = "", ""
     with open(path) as handle:
         text = handle.read()
@@ -30,12 +44,25 @@ def main():
         if not line:
             continue
         if line.startswith("[") and line.endswith("]"):
-            name, _, marker = line[1:-1].partition(":")
-            section = name.strip().lower()
+            section, _, marker = line[1:-1].partition(":")
+            section = section.strip().lower()
             continue
-        if section and section not in extras:
-            continue
-        print(line + (" ; " + marker if marker else ""))
+        sections.setdefault(section, []).append((line, marker))
+    # An extra may name the project itself with other extras (`all = ["pvlib[optional,doc]"]`):
+    # those extras are wanted too, and the self-reference is no requirement of its own.
+    wanted, queue = set([""]), [""]
+    queue.extend(extras)
+    while queue:
+        extra = queue.pop()
+        wanted.add(extra)
+        for line, _ in sections.get(extra, []):
+            if _same_name(line, name):
+                inner = line[line.find("[") + 1:line.find("]")] if "[" in line else ""
+                queue += [e.strip().lower() for e in inner.split(",") if e.strip() and e.strip().lower() not in wanted]
+    for extra in sorted(wanted):
+        for line, marker in sections.get(extra, []):
+            if not _same_name(line, name):
+                print(line + (" ; " + marker if marker else ""))
     return 0
 
 

@@ -16,7 +16,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
-from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths
+from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
 from issuebench.models import (
     EnvSpec,
     InstanceReport,
@@ -139,12 +139,15 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {_explain(exc)}")
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
-        ws = create_workspace(source, task.base_commit, ctx.workspaces_dir)
+        ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
     except IssuebenchError as exc:
         run.reason = f"no workspace: {_explain(exc)}"
         return run
     timings["workspace"] = time.monotonic() - t0
     log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
+    for note in workspace_notes(ws):
+        run.notes.append(note)
+        log.info(note)
     try:
         return _run_in_workspace(task, model_patch, ctx, spec, ws, run, log, timings, apply_test_patch)
     finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from issuebench import config
 from issuebench.errors import IssuebenchError
+from issuebench.harness.missing_blobs import Completion, complete, missing_blobs
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 
@@ -38,11 +40,16 @@ def git(cwd: Path, *args: str, check: bool = True, input: str | None = None) -> 
 MAX_TEMPLATES = int(os.environ.get("ISSUEBENCH_MAX_TEMPLATES", "64"))
 
 
-def create_workspace(source: Path, base_commit: str, parent: Path | None = None) -> Path:
-    """Make a fresh workspace at base_commit from the local clone `source`."""
+def create_workspace(source: Path, base_commit: str, parent: Path | None = None, *,
+                     repo: str | None = None, when: str | None = None) -> Path:
+    """Make a fresh workspace at base_commit from the local clone `source`.
+
+    `repo` ("owner/name") and `when` (the task's date) let a clone that lacks some of the commit's
+    files be completed from the project's releases (missing_blobs.py).
+    """
     parent = parent or config.workspaces_dir()
     parent.mkdir(parents=True, exist_ok=True)
-    template = _template(source, base_commit)
+    template = _template(source, base_commit, repo, when)
     ws = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=parent))
     proc = subprocess.run(["cp", "-a", "--reflink=auto", f"{template}/.", str(ws)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -52,7 +59,7 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None)
     return ws
 
 
-def _template(source: Path, base_commit: str) -> Path:
+def _template(source: Path, base_commit: str, repo: str | None = None, when: str | None = None) -> Path:
     root = config.home() / "templates"
     root.mkdir(parents=True, exist_ok=True)
     key = stable_hash([str(source.resolve()), base_commit])[:24]
@@ -62,7 +69,7 @@ def _template(source: Path, base_commit: str) -> Path:
     with (root / f".{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (template / ".git").is_dir():
-            fresh = _checkout(source, base_commit, root)
+            fresh = _checkout(source, base_commit, root, repo, when)
             os.rename(fresh, template)
             _evict_templates(root, keep=template)
     return template
@@ -76,7 +83,8 @@ def _evict_templates(root: Path, keep: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
+def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = None,
+              when: str | None = None) -> Path:
     """A new repository holding only base_commit, checked out, in a fresh folder under parent."""
     ws = Path(tempfile.mkdtemp(prefix=".new-", dir=parent))
     try:
@@ -84,6 +92,13 @@ def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
         # safe.directory: a clone unpacked as root from a tarball belongs to another user.
         upload = ("git -c safe.directory=* -c uploadpack.allowAnySHA1InWant=true "
                   "-c uploadpack.allowReachableSHA1InWant=true upload-pack")
+        completion = _complete_missing(source, base_commit, repo, when)
+        if completion.store is not None:
+            upload = f"env GIT_ALTERNATE_OBJECT_DIRECTORIES={shlex.quote(str(completion.store))} {upload}"
+            (ws / ".git" / NOTES_FILE).write_text(
+                f"{len(completion.filled)} files the clone lacks ({', '.join(p for p, _ in completion.filled[:3])}) "
+                f"taken from the project's release sdists ({', '.join(completion.sources) or 'stored earlier'}), "
+                "each matching the commit's own blob id\n")
         proc = git(ws, "fetch", "--quiet", "--depth=1", "--no-tags", f"--upload-pack={upload}",
                    str(source.resolve()), base_commit, check=False)
         if proc.returncode != 0:
@@ -97,6 +112,30 @@ def _checkout(source: Path, base_commit: str, parent: Path) -> Path:
     except BaseException:
         shutil.rmtree(ws, ignore_errors=True)
         raise
+
+
+NOTES_FILE = "issuebench-notes"
+
+
+def _complete_missing(source: Path, base_commit: str, repo: str | None, when: str | None) -> Completion:
+    """Fill in what the clone lacks of the commit, or say which files cannot be had."""
+    missing = missing_blobs(source, base_commit)
+    if not missing:
+        return Completion(None, [])
+    completion = complete(source, base_commit, repo, when) if repo else Completion(None, missing)
+    if completion.missing:
+        paths = ", ".join(p for p, _ in completion.missing[:3])
+        raise IssuebenchError(
+            f"the clone lacks {len(completion.missing)} files of {base_commit[:12]} ({paths}) and no release "
+            "sdist of the project holds them with the same content",
+            hint="fetch the missing objects into the clone (a full clone, or git lfs/big-file storage)")
+    return completion
+
+
+def workspace_notes(ws: Path) -> list[str]:
+    """What the harness had to do to make the workspace (said in the instance's result)."""
+    path = ws / ".git" / NOTES_FILE
+    return path.read_text().splitlines() if path.is_file() else []
 
 
 def _carry_nearest_tag(source: Path, base_commit: str, ws: Path) -> None:

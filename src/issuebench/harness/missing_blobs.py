@@ -1,0 +1,167 @@
+"""Complete a clone that lacks some of a commit's files, from the project's releases on the index.
+
+Some clones hold every commit but not every blob: a fetched snapshot leaves out files of 4 MiB and
+more (pvlib's `LinkeTurbidities.h5`), and partial clones leave out what was never asked for. A
+commit whose tree names a blob the clone lacks cannot be checked out at all. The same files usually
+ship in the project's release sdists, so each missing blob is looked for there, nearest release to
+the task's date first, and accepted only when its git blob id is the one the tree names: the
+workspace then holds exactly the commit, byte for byte. Found blobs go into a side object store
+(never into the source clone, which may be read-only) that git reads as an alternate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from issuebench import config
+from issuebench.models import stable_hash
+
+# Releases tried per project before giving up; each is one sdist download.
+MAX_RELEASES = 8
+
+
+@dataclass
+class Completion:
+    store: Path | None                       # objects directory to add as an alternate, if any
+    missing: list[tuple[str, str]]           # (path, blob id) still missing afterwards
+    sources: list[str] = field(default_factory=list)   # releases the blobs came from
+    filled: list[tuple[str, str]] = field(default_factory=list)   # (path, blob id) taken from them
+
+
+def git_blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def missing_blobs(source: Path, commit: str) -> list[tuple[str, str]]:
+    """(path, blob id) of each file in `commit`'s tree whose object the clone does not hold."""
+    tree = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(source), "ls-tree", "-r", "-z", commit],
+                          capture_output=True, check=False)
+    if tree.returncode != 0:
+        return []
+    entries = []
+    for record in tree.stdout.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            entries.append((path.decode("utf-8", "surrogateescape"), parts[2].decode()))
+    if not entries:
+        return []
+    check = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(source), "cat-file", "--batch-check"],
+                           input="\n".join(sha for _, sha in entries) + "\n", capture_output=True, text=True,
+                           check=False)
+    absent = {line.split()[0] for line in check.stdout.splitlines() if line.endswith(" missing")}
+    return [(path, sha) for path, sha in entries if sha in absent]
+
+
+def store_for(source: Path) -> Path:
+    """The side object store of a source clone (a bare repository under the cache)."""
+    root = config.home() / "blobs" / stable_hash([str(source.resolve())])[:16]
+    if not (root / "objects").is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "--quiet", "--bare", str(root)], capture_output=True, check=False)
+    return root / "objects"
+
+
+def complete(source: Path, commit: str, repo: str, when: str | None) -> Completion:
+    """Find the commit's missing blobs in the project's release sdists; store those that match."""
+    missing = missing_blobs(source, commit)
+    if not missing:
+        return Completion(None, [])
+    store = store_for(source)
+    still = [(p, s) for p, s in missing if not _in_store(store, s)]
+    sources: list[str] = []
+    for name in _project_names(repo, missing):
+        if not still:
+            break
+        for version in _releases_nearest(name, when):
+            found = _blobs_in_release(name, version, still)
+            if found:
+                for data in found.values():
+                    _write_blob(store, data)
+                sources.append(f"{name} {version}")
+                still = [(p, s) for p, s in still if s not in found]
+            if not still:
+                break
+    return Completion(store, still, sources, [m for m in missing if m not in still])
+
+
+def _in_store(store: Path, sha: str) -> bool:
+    return (store / sha[:2] / sha[2:]).is_file()
+
+
+def _write_blob(store: Path, data: bytes) -> None:
+    subprocess.run(["git", "--git-dir", str(store.parent), "hash-object", "-w", "--stdin"], input=data,
+                   capture_output=True, check=False)
+
+
+def _project_names(repo: str, missing: list[tuple[str, str]]) -> list[str]:
+    """Distribution names to try: the repository's name, its name without a `-python` suffix, and
+    the top folder of the missing files (the import package, often the distribution's name)."""
+    name = repo.rsplit("/", 1)[-1]
+    names = [name, name.removesuffix("-python").removeprefix("python-")]
+    names += [p.split("/", 1)[0] for p, _ in missing if "/" in p]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+def _releases_nearest(name: str, when: str | None) -> list[str]:
+    """Releases of `name`, the newest before `when` first, then the later ones oldest first."""
+    from issuebench.envs.release_dates import fetch_upload_times
+
+    try:
+        times = fetch_upload_times(name)
+    except (OSError, ValueError):
+        return []
+    ordered = sorted(times, key=lambda v: times[v])
+    if when:
+        before = [v for v in ordered if times[v] <= when][::-1]
+        after = [v for v in ordered if times[v] > when]
+        ordered = before + after
+    else:
+        ordered = ordered[::-1]
+    return ordered[:MAX_RELEASES]
+
+
+def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
+    """Blob id -> content of the wanted files found, with the right id, in one release's sdist."""
+    from issuebench.collect.pypi_history import download_sdist
+
+    with tempfile.TemporaryDirectory(prefix="issuebench-blobs-") as tmp:
+        try:
+            sdist = download_sdist(name, version, Path(tmp))
+        except Exception:
+            return {}
+        if sdist is None:
+            return {}
+        by_path = {p: s for p, s in wanted}
+        found: dict[str, bytes] = {}
+        for member, read in _members(sdist):
+            # An sdist's members sit under `name-version/`; match on the path inside the project.
+            inner = member.split("/", 1)[-1]
+            sha = by_path.get(inner)
+            if sha is None:
+                continue
+            data = read()
+            if git_blob_id(data) == sha:
+                found[sha] = data
+        return found
+
+
+def _members(archive: Path):  # type: ignore[no-untyped-def]
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    yield info.filename, (lambda info=info: zf.read(info))
+    else:
+        with tarfile.open(archive) as tf:
+            for member in tf:
+                if member.isfile():
+                    yield member.name, (lambda member=member: tf.extractfile(member).read())  # type: ignore[union-attr]
