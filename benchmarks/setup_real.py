@@ -79,26 +79,25 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
 
 
-def registry_jobs(names: list[str], years: float, work: Path) -> list[dict]:
-    """Registry projects at their newest release at least `years` old, unpacked under work."""
+def registry_jobs(names: list[str]) -> list[dict]:
+    """Registry projects, fetched when their turn comes (fetch_registry)."""
+    return [{"key": f"registry:{name}", "kind": "registry", "repo": name, "version": None} for name in names]
+
+
+def fetch_registry(job: dict, years: float, work: Path) -> dict:
+    """The project's newest release at least `years` old, unpacked under work."""
     import datetime as dt
 
     sys.path.insert(0, str(Path(__file__).parent))
     from setup_corpus import fetch_sdist, index_json_base, pick_release
 
     cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=365.25 * years)
-    base = index_json_base()
-    jobs = []
-    for name in names:
-        job = {"key": f"registry:{name}", "kind": "registry", "repo": name}
-        try:
-            version, date = pick_release(name, cutoff, base)
-            folder, mtime_date = fetch_sdist(name, version, work / name)
-            job.update(version=version, src=str(folder), commit=None, date=date or mtime_date)
-        except Exception as exc:  # a fetch failure is a row, not the end of the run
-            job.update(version="?", error=f"fetch failed: {exc}"[:300])
-        jobs.append(job)
-    return jobs
+    try:
+        version, date = pick_release(job["repo"], cutoff, index_json_base())
+        folder, mtime_date = fetch_sdist(job["repo"], version, work / job["repo"])
+        return {**job, "version": version, "src": str(folder), "commit": None, "date": date or mtime_date}
+    except Exception as exc:  # a fetch failure is a row, not the end of the run
+        return {**job, "version": "?", "error": f"fetch failed: {exc}"[:300]}
 
 
 def run_job(job: dict, args: argparse.Namespace, logs: Path) -> dict:
@@ -202,7 +201,7 @@ def main() -> int:
         keep = {r.strip() for r in args.only.split(",")}
         jobs = [j for j in jobs if j["repo"] in keep]
     names = REGISTRY_DEFAULT if args.registry == "default" else [n for n in args.registry.split(",") if n]
-    jobs += registry_jobs([n for n in names if f"registry:{n}" not in done], args.years, work)
+    jobs += registry_jobs(names)
     if args.shard:
         index, count = (int(x) for x in args.shard.split("/"))
         jobs = jobs[index::count]
@@ -213,6 +212,8 @@ def main() -> int:
         if args.budget and time.monotonic() - started > args.budget:
             print(f"budget of {args.budget:.0f}s spent: stopping before {job['key']}", flush=True)
             break
+        if job["kind"] == "registry":
+            job = fetch_registry(job, args.years, work)
         row = run_job(job, args, logs)
         rows.append(row)
         with args.out.open("a") as handle:   # one short append per row: shards can share the file
