@@ -3,7 +3,8 @@
 Like the reference: `version` is "major.minor" of the release the base commit belongs to, and
 tasks of one version share an environment built at `environment_setup_commit`, the newest base
 commit of the group; set-up therefore runs once per group.
-Sources, in order: the nearest tag (`git describe`), `__version__` in the package, setup metadata.
+Sources, in order (issuebench.collect.version_rule): the version file of the package named after
+the repository, static setup metadata, the nearest version-like tag.
 """
 
 from __future__ import annotations
@@ -28,10 +29,12 @@ def major_minor(text: str) -> str | None:
 
 
 def version_at(repo_dir: Path, commit: str) -> str | None:
-    tag = git(repo_dir, "describe", "--tags", "--abbrev=0", commit, check=False).strip()
-    if tag and (version := major_minor(tag)):
-        return version
-    return _version_from_files(repo_dir, commit)
+    # The rule lives in version_rule (the package's own version file, metadata, then the tag),
+    # measured on Lite rows; the eval harness uses it for rows without a version.
+    from issuebench.collect.version_rule import find_version
+
+    found = find_version(repo_dir, commit)
+    return found.version if found else None
 
 
 def _version_from_files(repo_dir: Path, commit: str) -> str | None:

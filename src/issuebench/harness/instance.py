@@ -16,6 +16,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
+from issuebench.harness.task_version import NOTE_PREFIX as VERSION_NOTE
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
 from issuebench.models import (
     EnvSpec,
@@ -87,8 +88,12 @@ def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None 
     """The task's recipe. With the source clone, dates can come from environment_setup_commit,
     so every task of a version shares one environment, as the reference's per-version images do."""
     from issuebench.envs import resolve_spec
+    from issuebench.harness.task_version import with_repository_version
 
-    return resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)
+    # A row without a version its recipe knows gets one read from the repository (said in a note).
+    task, note = with_repository_version(task, source, recipes_dir)
+    spec = resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)
+    return spec.model_copy(update={"notes": [*spec.notes, note]}) if note else spec
 
 
 def parser_name(task: Task, spec: EnvSpec) -> str:
@@ -336,6 +341,9 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
                 return restored
 
     log.info(f"evaluating {task.instance_id} for {prediction.model_name_or_path} (cache key {key})")
+    version_notes = [n for n in spec.notes if n.startswith(VERSION_NOTE)]
+    for note in version_notes:
+        log.info(note)
     start = time.monotonic()
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
     artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")
@@ -345,7 +353,7 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     report = base.model_copy(update={
         "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
         "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
-        "exclude_newer": run.exclude_newer, "cache_key": key, "notes": run.notes,
+        "exclude_newer": run.exclude_newer, "cache_key": key, "notes": [*version_notes, *run.notes],
         "returncode": run.returncode,
         "patch_successfully_applied": run.patch_status in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR),
         "durations": {**run.durations, "total": time.monotonic() - start},

@@ -1,0 +1,135 @@
+"""The release a commit belongs to, read from the repository itself, and where it was read.
+
+Measured on SWE-bench Lite rows against their own `version` (docs/environments.md, "Versions
+from the repository"): a project's own version file is right more often than the nearest tag,
+because tags of maintenance releases live on branches `git describe` does not walk (seaborn,
+sphinx), while the file names the release being prepared (sphinx `3.5.0+`, sympy `1.5.dev`).
+The tag decides only when the tree carries no literal version (setuptools_scm and versioneer
+projects: pytest, xarray, astropy), and then as written (`8.0.0.dev0` -> 8.0; pytest tags its
+next release's dev marker, so the nearest tag is already the release being prepared).
+
+Order: a literal `__version__` (or `version`) in a file directly inside the package named
+after the repository (never in vendored or test code: sympy once shipped mpmath's
+`__version__ = '0.4'` inside its own tree); static metadata (setup.cfg, pyproject.toml,
+setup.py); the nearest version-like tag; last, the one version file of another top-level package.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from issuebench.collect.history import git
+
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+# `__version__ = "1.5.dev"`, `version = '2.0'`, `__version__: str = "x"`; literal strings only.
+_ASSIGN = r"""^(?:__version__|version|VERSION)\s*(?::\s*str\s*)?=\s*['"]v?(\d+\.\d+[^'"]*)['"]"""
+_ASSIGN_RE = re.compile(_ASSIGN, re.MULTILINE)
+# `numversion = (2, 4, 0)` (pylint and astroid before they wrote a string).
+_NUMVERSION = re.compile(r"^numversion\s*=\s*\(\s*(\d+)\s*,\s*(\d+)", re.MULTILINE)
+# The files a project keeps its version in, directly under its package folder.
+_VERSION_FILES = ("__init__.py", "release.py", "version.py", "_version.py", "__pkginfo__.py",
+                  "__about__.py", "_release.py", "info.py")
+# Tags of releases: `v1.2`, `1.2.3`, `sympy-1.1.1`, `pylint-2.4`, `release-0.9.4`, `8.0.0.dev0`.
+_TAG = re.compile(r"^(?:[A-Za-z][\w.]*?[-_])?v?(\d+)\.(\d+)(?:[.\-_+]?[\w.+-]*)?$")
+_METADATA = (("setup.cfg", re.compile(r"^version\s*=\s*v?(\d+\.\d+[^\s#]*)", re.MULTILINE)),
+             ("pyproject.toml", re.compile(r"""^version\s*=\s*['"]v?(\d+\.\d+[^'"]*)['"]""", re.MULTILINE)),
+             ("setup.py", re.compile(r"""\b(?:version|VERSION)\s*=\s*['"]v?(\d+\.\d+[^'"]*)['"]""")))
+
+
+@dataclass(frozen=True)
+class FoundVersion:
+    """`version` is "major.minor"; `source` says where it was read (a file path or `tag NAME`)."""
+
+    version: str
+    source: str
+
+
+def major_minor(text: str) -> str | None:
+    match = _VERSION.search(text)
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
+def package_names(repo: str | None, repo_dir: Path) -> list[str]:
+    """Folder names the project's own package may have: from `owner/name` or a clone named
+    `owner__name`; `pvlib-python` -> pvlib, `scikit-learn` -> scikit_learn and sklearn."""
+    name = (repo or repo_dir.name.removesuffix(".git")).split("/")[-1].split("__")[-1].lower()
+    names = [name.replace("-", "_"), name.replace("-", "")]
+    for affix in ("-python", "python-", "py-", "-py"):
+        if affix in name:
+            names.append(name.replace(affix, "").replace("-", "_"))
+    if name.startswith("scikit-"):
+        names.append("sk" + name.removeprefix("scikit-"))
+    return list(dict.fromkeys(names))
+
+
+def _read_version_file(repo_dir: Path, commit: str, path: str) -> FoundVersion | None:
+    text = git(repo_dir, "show", f"{commit}:{path}", check=False)
+    if (match := _ASSIGN_RE.search(text)) and (version := major_minor(match.group(1))):
+        return FoundVersion(version, path)
+    if match := _NUMVERSION.search(text):
+        return FoundVersion(f"{int(match.group(1))}.{int(match.group(2))}", path)
+    return None
+
+
+def _ls(repo_dir: Path, treeish: str) -> list[str]:
+    return git(repo_dir, "ls-tree", "--name-only", treeish, check=False).split()
+
+
+def version_from_package(repo_dir: Path, commit: str, repo: str | None = None,
+                         names: list[str] | None = None) -> FoundVersion | None:
+    """A literal version in a version file directly inside the package named after the
+    repository (also under src/ or lib/); with `names`, inside those folders instead."""
+    tree = _ls(repo_dir, commit)
+    wanted = names if names is not None else package_names(repo, repo_dir)
+    roots = [n for n in wanted if n in tree]
+    for parent in ("src", "lib"):
+        if parent in tree:
+            roots += [f"{parent}/{n}" for n in wanted if n in _ls(repo_dir, f"{commit}:{parent}")]
+    for root in roots:
+        for name in _VERSION_FILES:
+            if found := _read_version_file(repo_dir, commit, f"{root}/{name}"):
+                return found
+    return None
+
+
+def version_from_other_package(repo_dir: Path, commit: str) -> FoundVersion | None:
+    """The last resort: a package not named after the repository, when exactly one top-level
+    package of the tree states a version (test, doc and vendored folders never count)."""
+    skip = {"test", "tests", "testing", "doc", "docs", "examples", "benchmarks", "scripts", "extern",
+            "vendor", "_vendor", "build", "tools", "ci"}
+    found = {f for name in _ls(repo_dir, commit) if name not in skip and not name.startswith(".")
+             if (f := version_from_package(repo_dir, commit, names=[name]))}
+    return found.pop() if len({f.version for f in found}) == 1 else None
+
+
+def version_from_metadata(repo_dir: Path, commit: str) -> FoundVersion | None:
+    for name, pattern in _METADATA:
+        text = git(repo_dir, "show", f"{commit}:{name}", check=False)
+        if (match := pattern.search(text)) and (version := major_minor(match.group(1))):
+            return FoundVersion(version, name)
+    return None
+
+
+def version_from_tag(repo_dir: Path, commit: str) -> FoundVersion | None:
+    # Nearest tag holding a digit-dot-digit; names that only carry digits (`untagged-eb9d2...`)
+    # are skipped by walking to the next one.
+    seen: set[str] = set()
+    target = commit
+    for _ in range(20):
+        tag = git(repo_dir, "describe", "--tags", "--abbrev=0", "--match", "*[0-9].[0-9]*", target,
+                  check=False).strip()
+        if not tag or tag in seen:
+            return None
+        seen.add(tag)
+        if match := _TAG.match(tag):
+            return FoundVersion(f"{int(match.group(1))}.{int(match.group(2))}", f"tag {tag}")
+        target = f"{tag}^"
+    return None
+
+
+def find_version(repo_dir: Path, commit: str, repo: str | None = None) -> FoundVersion | None:
+    """The release `commit` belongs to, "major.minor", and where that was read; None if nowhere."""
+    return (version_from_package(repo_dir, commit, repo) or version_from_metadata(repo_dir, commit)
+            or version_from_tag(repo_dir, commit) or version_from_other_package(repo_dir, commit))
