@@ -136,3 +136,18 @@ def test_an_unknown_wider_tests_scope_is_one_line_and_exit_2(tmp_path):
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "--wider-tests" in text and "Traceback" not in text
     assert not list(tmp_path.glob("*.json"))  # refused before anything ran
+
+
+def test_the_terminal_lines_put_the_stricter_rate_beside_the_official_one_and_name_the_breaks():
+    from issuebench.strength.post import lines
+    from issuebench.strength.wider import WiderResult
+
+    breaking = WiderResult("t-1", "m", "modules", "checked", breaks=["tests/test_a.py::test_x"])
+    clean = WiderResult("t-2", "m", "modules", "checked", compared=3)
+    lost = WiderResult("t-3", "m", "modules", "gold_failed", reason="gold run env_failed: no wheel")
+    section = summary_section([breaking, clean, lost], ["t-1", "t-2", "t-3"], "modules")
+    text = lines({"m": (section, [breaking, clean, lost])}, {"m": 4})
+    assert text[0].startswith("m: resolved 3/4 (75.0%); without breaking wider tests 2/4 (50.0%)")
+    assert "1 not measurable" in text[0]
+    assert "t-1: resolved, breaks 1 other test(s): tests/test_a.py::test_x" in text[1]
+    assert "t-3: not measured (gold run env_failed: no wheel)" in text[2]
