@@ -48,7 +48,7 @@ def _results(out: Path, run_id: str, model: str) -> dict[str, dict]:
     return {d.name: json.loads((d / "result.json").read_text()) for d in base.iterdir()}
 
 
-def _slow_dataset(path: Path, n: int, sleep: int = 2) -> list:
+def _slow_dataset(path: Path, n: int, sleep: int = 1) -> list:
     """Demo tasks whose tests wait first: a worker can be killed while it runs one."""
     tasks = [t.model_copy(update={"env": t.env.model_copy(update={"pre_test": [f"sleep {sleep}"]})})
              for t in demo_tasks()[:n]]
@@ -76,24 +76,20 @@ def _in_background(fn, *args):
     return thread, box
 
 
-def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, tmp_path):
-    marker = tmp_path / "died-once"
-
-    def dies_once(x: int) -> int:
-        if x == 1 and not marker.exists():
-            marker.touch()
-            os._exit(1)
+def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster):
+    def record(x: int) -> int:
+        if x == 1:
+            os._exit(1)  # kills the worker process on every attempt
         if x == 2:
-            os._exit(1)
-        if x == 3:
             raise ValueError("bad record")
         return x * 10
 
     with get_executor("ray", cluster.address, 2, retries=1) as ex:
-        got = dict(ex.map_unordered(dies_once, [0, 1, 2, 3]))
-    assert got[0] == 0 and got[1] == 10  # 1's worker died once: retried on a fresh one
-    assert isinstance(got[2], Failure) and got[2].kind == "worker_lost"  # died on every attempt
-    assert got[3] == Failure("error", "ValueError: bad record")  # not retried: it would raise again
+        got = dict(ex.map_unordered(record, [0, 1, 2, 3]))
+    assert got[0] == 0 and got[3] == 30
+    assert isinstance(got[1], Failure) and got[1].kind == "worker_lost"  # after 1 retry
+    assert "after 1 retries" in got[1].reason
+    assert got[2] == Failure("error", "ValueError: bad record")  # not retried: it would raise again
 
 
 def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_path):
@@ -138,7 +134,7 @@ def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tm
 
 
 def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster, tmp_path):
-    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 3)
     gold = gold_predictions(tasks)
 
     def ctx():
@@ -181,3 +177,27 @@ def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_p
     assert [v.kept for v in remote.verdicts] == [v.kept for v in local.verdicts] == [True] * len(tasks)
     for mine, theirs in zip(remote.verdicts, local.verdicts, strict=True):
         assert (mine.task.FAIL_TO_PASS, mine.task.PASS_TO_PASS) == (theirs.task.FAIL_TO_PASS, theirs.task.PASS_TO_PASS)
+
+
+def test_a_killed_driver_loses_no_finished_instance(cluster, tmp_path):
+    import time
+
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 3)
+    args = _cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path), "--run-id", "d",
+                "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
+                "--executor", "ray", "--ray-address", cluster.address, "-w", "1")
+    base = tmp_path / "logs" / "run_evaluation" / "d" / "gold"
+    driver = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while driver.poll() is None and not list(base.glob("*/result.json")):
+        time.sleep(0.05)  # waits for an event (the first result written), asserts nothing about time
+    driver.kill()
+    driver.wait()
+    done_before = {p.parent.name for p in base.glob("*/result.json")}
+    assert done_before and len(done_before) < len(tasks), "the driver was not killed mid-run"
+
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    results = _results(tmp_path, "d", "gold")
+    assert {r["status"] for r in results.values()} == {"resolved"} and len(results) == len(tasks)
+    for instance_id in done_before:  # finished before the kill: reused, not run again
+        assert "result reused" in (base / instance_id / "run_instance.log").read_text()
