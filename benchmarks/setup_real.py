@@ -88,14 +88,24 @@ def fetch_registry(job: dict, years: float, work: Path) -> dict:
     """The project's newest release at least `years` old, unpacked under work."""
     import datetime as dt
 
+    from issuebench.collect.index_fetch import fetch_sdist
+    from issuebench.collect.pypi_history import download_sdist, extract_sdist, sdist_date
+
     sys.path.insert(0, str(Path(__file__).parent))
-    from setup_corpus import fetch_sdist, index_json_base, pick_release
+    from setup_corpus import index_json_base, pick_release
 
     cutoff = dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=365.25 * years)
     try:
         version, date = pick_release(job["repo"], cutoff, index_json_base())
-        folder, mtime_date = fetch_sdist(job["repo"], version, work / job["repo"])
-        return {**job, "version": version, "src": str(folder), "commit": None, "date": date or mtime_date}
+        dest = work / job["repo"]
+        dest.mkdir(parents=True, exist_ok=True)
+        # The index's file first: pip builds metadata even to download, slow for hatch-vcs projects.
+        sdist = fetch_sdist(job["repo"], version, dest) or download_sdist(job["repo"], version, dest)
+        if sdist is None:
+            raise RuntimeError(f"{job['repo']} {version} has no sdist")
+        folder = extract_sdist(sdist, work / f"{job['repo']}-src")
+        date = date or sdist_date(sdist).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return {**job, "version": version, "src": str(folder), "commit": None, "date": date}
     except Exception as exc:  # a fetch failure is a row, not the end of the run
         return {**job, "version": "?", "error": f"fetch failed: {exc}"[:300]}
 

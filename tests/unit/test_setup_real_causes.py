@@ -208,3 +208,12 @@ def test_ci_variables_and_job_pins_and_formatted_requirements(tmp_path: Path) ->
     assert "numpy" in facts.test_requires and not any("$" in r or "release" in r for r in facts.test_requires)
     # The command covering the most test files decides the suite, not the remote-data job listed first.
     assert initial_plan(facts, tree, date=None, pythons=PYTHONS).test_args == ["pkg"]
+
+
+def test_a_requirement_the_registry_does_not_know_is_dropped_even_when_listed_as_runtime(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="requests", install_requires=["rudolf2"]))
+    log = ("error: No solution found when resolving dependencies\n  cause: Because rudolf2 was not found in the "
+           "package registry and you require rudolf2, we can conclude that your requirements are unsatisfiable.\n")
+    fix = apply_rule(diagnose(log), _plan(["pytest", "nose", "rudolf2"]), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "nose"]
+    assert fix.description == "unresolvable: drop unknown rudolf2"

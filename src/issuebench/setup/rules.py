@@ -168,12 +168,16 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
     repository's exact and upper-bound pins (the date still bounds every version), then try
     another Python."""
     named = {canonical_name(n.rstrip(".-")) for n in diagnosis.found.get("name", [])}
+    # A name the registry does not know at all cannot be installed whoever asks for it (requests
+    # 0.14's requirements.txt lists a private `rudolf2`).
+    missing = {canonical_name(n.rstrip(".-")) for n in diagnosis.found.get("missing", [])} - _RUNNER_TOOLS
     needed = {requirement_name(r) for r in (*ctx.facts.install_requires, *ctx.facts.build_requires,
                                             *ctx.facts.setup_requires)} | _RUNNER_TOOLS
-    drop = [p for p in plan.spec.packages if requirement_name(p) in named and requirement_name(p) not in needed]
+    drop = [p for p in plan.spec.packages if requirement_name(p) in missing or (
+        requirement_name(p) in named and requirement_name(p) not in needed)]
     if drop:
         return Fix(plan.copy(packages=[p for p in plan.spec.packages if p not in drop]),
-                   f"unresolvable: drop test-only {', '.join(drop)}")
+                   f"unresolvable: drop {'unknown' if missing else 'test-only'} {', '.join(drop)}")
     ours = set(_SETUPTOOLS_STEPS) | {"cython<3"}
     relaxed = []
     for req in plan.spec.packages:
