@@ -16,7 +16,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
-from issuebench.harness.task_version import NOTE_PREFIX as VERSION_NOTE
+from issuebench.harness.task_version import log_version_notes
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
 from issuebench.models import (
     EnvSpec,
@@ -87,13 +87,9 @@ class TestRun:
 def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None = None) -> EnvSpec:
     """The task's recipe. With the source clone, dates can come from environment_setup_commit,
     so every task of a version shares one environment, as the reference's per-version images do."""
-    from issuebench.envs import resolve_spec
-    from issuebench.harness.task_version import with_repository_version
+    from issuebench.harness.task_version import resolve_with_version  # a missing version: from the repo
 
-    # A row without a version its recipe knows gets one read from the repository (said in a note).
-    task, note = with_repository_version(task, source, recipes_dir)
-    spec = resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)
-    return spec.model_copy(update={"notes": [*spec.notes, note]}) if note else spec
+    return resolve_with_version(task, recipes_dir, source)
 
 
 def parser_name(task: Task, spec: EnvSpec) -> str:
@@ -341,9 +337,7 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
                 return restored
 
     log.info(f"evaluating {task.instance_id} for {prediction.model_name_or_path} (cache key {key})")
-    version_notes = [n for n in spec.notes if n.startswith(VERSION_NOTE)]
-    for note in version_notes:
-        log.info(note)
+    version_notes = log_version_notes(spec, log)
     start = time.monotonic()
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
     artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from issuebench.models import Task
+from issuebench.harness.runlog import InstanceLog
+from issuebench.models import EnvSpec, Task
 
 NOTE_PREFIX = "version "
 
@@ -90,3 +91,20 @@ def with_repository_version(task: Task, source: Path | None,
             version = max(below, key=_key)
             why += f"; nearest recipe version at or below: {version}"
     return task.model_copy(update={"version": version}), f"{NOTE_PREFIX}{version}: {why}"
+
+
+def resolve_with_version(task: Task, recipes_dir: Path | None, source: Path | None) -> EnvSpec:
+    """resolve_spec for the task with a version its recipe knows; the choice is in spec.notes."""
+    from issuebench.envs import resolve_spec
+
+    task, note = with_repository_version(task, source, recipes_dir)
+    spec = resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)
+    return spec.model_copy(update={"notes": [*spec.notes, note]}) if note else spec
+
+
+def log_version_notes(spec: EnvSpec, log: InstanceLog) -> list[str]:
+    """The spec's notes about the version (for result.json), each written to the instance log."""
+    notes = [n for n in spec.notes if n.startswith(NOTE_PREFIX)]
+    for note in notes:
+        log.info(note)
+    return notes
