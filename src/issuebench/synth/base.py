@@ -11,19 +11,26 @@ import ast
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol
 
 from issuebench.synth.source import Edit, Function, apply_edits
 
 
-@dataclass
 class Change:
-    """A whole function's worth of evidence for one edited file."""
+    """One edited file: its text before, and after (given, or made from text edits on demand).
 
-    path: str
-    before: str
-    after: str
+    Procedural generators propose thousands of bugs per repository; keeping only the edits until
+    a candidate is considered keeps a run's memory at one copy of each file.
+    """
+
+    def __init__(self, path: str, before: str, after: str | None = None, edits: tuple[Edit, ...] = ()) -> None:
+        self.path, self.before, self._after, self.edits = path, before, after, edits
+
+    @property
+    def after(self) -> str:
+        return self._after if self._after is not None else apply_edits(self.before, self.edits)
 
 
 @dataclass
@@ -73,6 +80,19 @@ class SynthContext:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
 
+    _functions: dict[str, list[Function]] = field(default_factory=dict, repr=False)
+
+    def functions(self, path: str) -> list[Function]:
+        """The functions of one file, parsed once for every generator."""
+        if path not in self._functions:
+            from issuebench.synth.source import functions
+
+            try:
+                self._functions[path] = functions(path, self.files[path])
+            except SyntaxError:
+                self._functions[path] = []
+        return self._functions[path]
+
     def wanted(self, fn: Function) -> bool:
         return self.covered is None or (fn.path, fn.qualname) in self.covered
 
@@ -99,20 +119,14 @@ class AstMutator:
         source = fn.index.source
         where = [(fn.path, fn.qualname, *fn.body_lines)]
         for edits, description in self.sites(fn):
-            try:
-                after = apply_edits(source, edits)
-            except ValueError:
-                continue
-            yield Candidate(self.name, [Change(fn.path, source, after)], where, description, edits=tuple(edits))
+            spans = sorted((e.start, e.end) for e in edits)
+            if any(a[1] > b[0] for a, b in pairwise(spans)):
+                continue  # overlapping edits: not one bug
+            yield Candidate(self.name, [Change(fn.path, source, edits=tuple(edits))], where, description,
+                            edits=tuple(edits))
 
     def candidates(self, ctx: SynthContext) -> Iterator[Candidate]:
-        from issuebench.synth.source import functions
-
-        for path, source in sorted(ctx.files.items()):
-            try:
-                fns = functions(path, source)
-            except SyntaxError:
-                continue
-            for fn in fns:
+        for path in sorted(ctx.files):
+            for fn in ctx.functions(path):
                 if ctx.wanted(fn):
                     yield from self.mutate_function(fn)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from issuebench.synth.base import Candidate, Change, SynthContext
-from issuebench.synth.source import Function, body_without_docstring, functions
+from issuebench.synth.source import Function, body_without_docstring
 
 SYSTEM = ("You write Python. Implement the function you are given, keeping its exact signature "
           "and docstring. Reply with the whole function in one ```python code block and nothing else.")
@@ -68,10 +68,7 @@ class ModelRewrite:
             return
         pool = []
         for path, source in sorted(ctx.files.items()):
-            try:
-                pool += [(fn, source) for fn in functions(path, source) if ctx.wanted(fn)]
-            except SyntaxError:
-                continue
+            pool += [(fn, source) for fn in ctx.functions(path) if ctx.wanted(fn)]
         rng = random.Random(ctx.seed)
         for fn, source in rng.sample(pool, min(len(pool), int(ctx.options.get("model_max", 20)))):
             try:
