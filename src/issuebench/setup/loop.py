@@ -117,6 +117,9 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     when = normalise_date(date or tree.date())
     repo = repo_name or tree.repo_name()
     facts = extract(tree)
+    if tree.missing_files():
+        facts.notes.insert(0, f"{len(tree.missing_files())} files absent from the clone, left out of the workspace: "
+                              + ", ".join(tree.missing_files()[:3]))
     pythons = rank_pythons(facts.requires_python, facts.ci_pythons, facts.classifier_pythons, when,
                            installed_minors())
     if not pythons:

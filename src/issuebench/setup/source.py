@@ -44,6 +44,7 @@ class SourceTree:
     _files: list[str] | None = field(default=None, repr=False)
     # The folder name as the user gave it (a fetched clone may be a symlink to a folder named "repo").
     given_name: str | None = None
+    _missing: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, src: str | Path, commit: str | None = None, clone_dir: Path | None = None) -> SourceTree:
@@ -164,6 +165,24 @@ class SourceTree:
         tag = done.stdout.strip() if done.returncode == 0 else ""
         return tag or None
 
+    def missing_files(self) -> list[str]:
+        """Files of the commit whose content the clone lacks (a snapshot that left out large files)."""
+        if not self.commit:
+            return []
+        if self._missing is None:
+            listing = _git(self.root, "ls-tree", "-r", self.commit).stdout
+            blobs = {}
+            for line in listing.splitlines():
+                meta, _, path = line.partition("\t")
+                parts = meta.split()
+                if len(parts) == 3 and parts[1] == "blob":
+                    blobs[parts[2]] = path
+            check = subprocess.run(["git", "-C", str(self.root), "cat-file", "--batch-check"],
+                                   input="\n".join(blobs) + "\n", capture_output=True, text=True, check=False)
+            self._missing = sorted(blobs[line.split()[0]] for line in check.stdout.splitlines()
+                                   if line.endswith(" missing") and line.split()[0] in blobs)
+        return self._missing
+
     def export(self, dest: Path) -> Path:
         """Write the snapshot's files into dest (created), the workspace tests run in."""
         dest.mkdir(parents=True, exist_ok=True)
@@ -171,6 +190,11 @@ class SourceTree:
             with tempfile.TemporaryDirectory() as tmp:
                 archive = Path(tmp) / "tree.tar"
                 done = _git(self.root, "archive", "--format=tar", "-o", str(archive), self.commit)
+                if done.returncode != 0 and self.missing_files():
+                    # A fetched snapshot leaves out its largest files: export the rest.
+                    excluded = [f":(exclude){path}" for path in self.missing_files()]
+                    done = _git(self.root, "archive", "--format=tar", "-o", str(archive), self.commit,
+                                "--", ".", *excluded)
                 if done.returncode != 0:
                     raise IssuebenchError(f"{self.root}: git archive failed: {done.stderr.strip()[-300:]}")
                 with tarfile.open(archive) as tar:
