@@ -196,13 +196,15 @@ def main() -> int:
     parser.add_argument("--shard", default="", help="i/n: run only every n-th job from the i-th (0-based), "
                         "so n processes can share one --out")
     parser.add_argument("--report", action="store_true", help="print the summary of --out and stop")
+    parser.add_argument("--retry-failed", action="store_true", help="run again the pairs whose last row failed")
     args = parser.parse_args()
 
     rows = [json.loads(ln) for ln in args.out.read_text().splitlines() if ln.strip()] if args.out.exists() else []
+    rows = list({r["key"]: r for r in rows}.values())          # a rerun's row replaces the earlier one
     if args.report:
         print(report(rows))
         return 0
-    done = {r["key"] for r in rows}
+    done = {r["key"] for r in rows if r.get("success") or not args.retry_failed}
     work = Path(tempfile.mkdtemp(prefix="setup-real-"))
     logs = args.out.with_suffix(".logs")
     logs.mkdir(parents=True, exist_ok=True)
@@ -225,7 +227,7 @@ def main() -> int:
         if job["kind"] == "registry":
             job = fetch_registry(job, args.years, work)
         row = run_job(job, args, logs)
-        rows.append(row)
+        rows = [r for r in rows if r["key"] != row["key"]] + [row]
         with args.out.open("a") as handle:   # one short append per row: shards can share the file
             handle.write(json.dumps(row) + "\n")
         print(f"{row['key']:40} {'OK ' if row.get('success') else 'FAIL'} {row.get('seconds')}s "
