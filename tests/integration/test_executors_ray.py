@@ -76,17 +76,20 @@ def _in_background(fn, *args):
     return thread, box
 
 
-def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster):
-    def record(x: int) -> int:
+def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, monkeypatch):
+    # Set after the cluster started, so only forwarding can bring it to the workers.
+    monkeypatch.setenv("IB_FORWARDED", "from-the-driver")
+
+    def record(x: int) -> object:
         if x == 1:
             os._exit(1)  # kills the worker process on every attempt
         if x == 2:
             raise ValueError("bad record")
-        return x * 10
+        return os.environ.get("IB_FORWARDED") if x == 3 else x * 10
 
-    with get_executor("ray", cluster.address, 2, retries=1) as ex:
+    with get_executor("ray", cluster.address, 2, retries=1, forward_env=["IB_FORWARDED"]) as ex:
         got = dict(ex.map_unordered(record, [0, 1, 2, 3]))
-    assert got[0] == 0 and got[3] == 30
+    assert got[0] == 0 and got[3] == "from-the-driver"
     assert isinstance(got[1], Failure) and got[1].kind == "worker_lost"  # after 1 retry
     assert "after 1 retries" in got[1].reason
     assert got[2] == Failure("error", "ValueError: bad record")  # not retried: it would raise again

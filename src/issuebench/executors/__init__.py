@@ -14,6 +14,8 @@ Ray they travel to other machines. The driver writes every file; workers only co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from issuebench.errors import IssuebenchError
 from issuebench.executors.base import DEFAULT_RETRIES, Executor, Failure, run_one
 from issuebench.executors.local import LocalExecutor
@@ -22,9 +24,13 @@ EXECUTORS = ("local", "ray")
 
 
 def get_executor(name: str = "local", address: str | None = None, workers: int | None = None,
-                 retries: int = DEFAULT_RETRIES) -> Executor:
+                 retries: int = DEFAULT_RETRIES, forward_env: Sequence[str] = ()) -> Executor:
     """The one place an executor is chosen. Raises IssuebenchError for an unknown name, a missing
-    `ray` extra (message: the pip command) or a cluster that cannot be reached."""
+    `ray` extra (message: the pip command) or a cluster that cannot be reached.
+
+    workers: records in flight (default: this machine's cores, or the Ray cluster's CPUs);
+    retries: how often Ray resends a record whose worker died; forward_env: names of environment
+    variables the Ray workers get from the driver (ISSUEBENCH_HOME always is, when set)."""
     if name == "local":
         if address:
             raise IssuebenchError("--ray-address needs --executor ray", hint="add --executor ray")
@@ -32,7 +38,7 @@ def get_executor(name: str = "local", address: str | None = None, workers: int |
     if name == "ray":
         from issuebench.executors.ray_executor import RayExecutor
 
-        return RayExecutor(address=address, workers=workers, retries=retries)
+        return RayExecutor(address=address, workers=workers, retries=retries, forward_env=forward_env)
     raise IssuebenchError(f"unknown executor '{name}'", hint="use --executor local or --executor ray")
 
 

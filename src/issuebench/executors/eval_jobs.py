@@ -73,7 +73,8 @@ class EvalOutcome:
 _CONTEXTS: dict[bytes, EvalContext] = {}
 
 
-def _worker_context(options: ContextOptions) -> EvalContext:
+def worker_context(options: ContextOptions) -> EvalContext:
+    """The run's EvalContext rebuilt on a worker, once per process (agent and synth may reuse it)."""
     key = pickle.dumps(options)
     ctx = _CONTEXTS.get(key)
     if ctx is None:
@@ -95,7 +96,7 @@ def evaluate_record(record: EvalRecord) -> EvalOutcome:
     """Runs on a worker: grade one prediction in a scratch folder and hand back its files."""
     from issuebench.harness.run import _guarded
 
-    ctx = _worker_context(record.options)
+    ctx = worker_context(record.options)
     pred = record.prediction
     inst_dir = ctx.layout.instance_dir(pred.model_name_or_path, record.task.instance_id)
     shutil.rmtree(inst_dir, ignore_errors=True)  # a retried record starts clean

@@ -44,7 +44,7 @@ class RayExecutor:
     name = "ray"
 
     def __init__(self, address: str | None = None, workers: int | None = None,
-                 retries: int = DEFAULT_RETRIES) -> None:
+                 retries: int = DEFAULT_RETRIES, forward_env: Sequence[str] = ()) -> None:
         ray = import_ray()
         self._ray = ray
         self._owns_connection = False
@@ -53,11 +53,13 @@ class RayExecutor:
                                       "logging_level": logging.ERROR, "configure_logging": True}
             if address is None:
                 kwargs["num_cpus"] = workers  # a Ray instance on this machine, for this run only
-            home = os.environ.get("ISSUEBENCH_HOME")
-            if home:
-                # An explicit home is taken to be shared (or meaningful) on every node: workers
-                # use the same environment and result caches as the driver names.
-                kwargs["runtime_env"] = {"env_vars": {"ISSUEBENCH_HOME": home}}
+            # An explicit ISSUEBENCH_HOME is taken to be shared (or meaningful) on every node:
+            # workers use the environment and result caches the driver names. Callers add what
+            # their records need on the worker (an API key for agent), by name, never by value.
+            names = ("ISSUEBENCH_HOME", *forward_env)
+            env_vars = {name: os.environ[name] for name in names if name in os.environ}
+            if env_vars:
+                kwargs["runtime_env"] = {"env_vars": env_vars}
             try:
                 ray.init(**kwargs)
             except (ConnectionError, RuntimeError, ValueError) as exc:
