@@ -12,7 +12,7 @@ from issuebench.executors import Executor, get_executor
 
 def executor_option() -> str:
     return typer.Option("local", "--executor", help="'local' (a pool on this machine) or 'ray' (a Ray cluster; "
-                        "needs `pip install issuebench[ray]`).")
+                        "needs `pip install issuebench\\[ray]`).")
 
 
 def ray_address_option() -> str | None:
