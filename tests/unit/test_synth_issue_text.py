@@ -61,3 +61,21 @@ def test_yield_table_counts_statuses_per_generator_and_in_total():
     assert table["op_flip"]["candidates"] == 2 and table["op_flip"]["kept"] == 1
     assert table["total"] == {**table["total"], "candidates": 3, "kept": 1, "syntax_error": 1}
     assert list(table)[-1] == "total"
+
+
+class _Client:
+    def __init__(self, answer):
+        self.answer = answer
+
+    def query(self, messages):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_a_configured_model_rewords_the_issue_and_a_failed_call_falls_back():
+    from issuebench.synth.issue_text import model_issue
+
+    f2p = ["tests/test_calc.py::test_add"]
+    assert model_issue(_Client("add(2, 3) returns -1"), f2p, OUTPUT, {"calc/core.py"}) == "add(2, 3) returns -1"
+    assert model_issue(_Client(RuntimeError("down")), f2p, OUTPUT, {"calc/core.py"}) is None

@@ -55,11 +55,13 @@ def synth_command(
                         name=name, no_sandbox=no_sandbox, client=client)
     result = synthesize(src, opts, progress=lambda line: console.print(f"  {line}", highlight=False))
     view = Table(title=f"synth yield ({result.summary['repo']})")
-    columns = ["candidates", "kept", "syntax_error", "equivalent", "duplicate", "not_covered", "nothing_fails",
-               "timeout", "not_confirmed", "error"]
+    # Short headers: the table must fit an 80-column terminal.
+    columns = {"candidates": "cands", "kept": "kept", "syntax_error": "syntax", "equivalent": "no-op",
+               "duplicate": "dup", "not_covered": "uncov", "nothing_fails": "no fail", "timeout": "t/o",
+               "not_confirmed": "flaky", "error": "err"}
     view.add_column("generator")
-    for col in columns:
-        view.add_column(col.replace("_", " "), justify="right")
+    for header in columns.values():
+        view.add_column(header, justify="right")
     for gen, counts in result.yield_table.items():
         view.add_row(gen, *(str(counts.get(c, 0)) for c in columns))
     console.print(view)
