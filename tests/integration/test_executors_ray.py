@@ -76,6 +76,29 @@ def _in_background(fn, *args):
     return thread, box
 
 
+def test_eval_without_an_address_starts_a_ray_instance_for_the_run_and_stops_it(tmp_path):
+    """First in the module, before the shared cluster exists: the raylet seen is the run's own."""
+    import psutil
+
+    def raylets() -> set[int]:
+        return {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "raylet"}
+
+    before = raylets()
+    seen: set[int] = set()
+    proc = subprocess.Popen(_cli("eval", "-d", "demo", "-p", "gold", "-o", str(tmp_path), "--run-id", "own",
+                                 "-i", *[t.instance_id for t in demo_tasks()[:3]], "--executor", "ray", "-w", "2"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while proc.poll() is None:
+        seen |= raylets() - before
+        threading.Event().wait(0.1)
+    _, err = proc.communicate()
+    assert proc.returncode == 0, err[-2000:]
+    assert seen, "no Ray instance was started for the run"
+    assert not (seen & raylets())  # and it was stopped with the run
+    results = _results(tmp_path, "own", "gold")
+    assert len(results) == 3 and {r["status"] for r in results.values()} == {"resolved"}
+
+
 def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, monkeypatch):
     # Set after the cluster started, so only forwarding can bring it to the workers.
     monkeypatch.setenv("IB_FORWARDED", "from-the-driver")
@@ -204,3 +227,4 @@ def test_a_killed_driver_loses_no_finished_instance(cluster, tmp_path):
     assert {r["status"] for r in results.values()} == {"resolved"} and len(results) == len(tasks)
     for instance_id in done_before:  # finished before the kill: reused, not run again
         assert "result reused" in (base / instance_id / "run_instance.log").read_text()
+

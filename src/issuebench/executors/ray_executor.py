@@ -49,10 +49,13 @@ class RayExecutor:
         self._ray = ray
         self._owns_connection = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"address": address, "include_dashboard": False, "log_to_driver": False,
-                                      "logging_level": logging.ERROR, "configure_logging": True}
+            # No address: a new Ray instance on this machine for this run only ("local"), never one
+            # that happens to be running (RAY_ADDRESS, the latest `ray start`): say `auto` for that.
+            kwargs: dict[str, Any] = {"address": address or "local", "include_dashboard": False,
+                                      "log_to_driver": False, "logging_level": logging.ERROR,
+                                      "configure_logging": True}
             if address is None:
-                kwargs["num_cpus"] = workers  # a Ray instance on this machine, for this run only
+                kwargs["num_cpus"] = workers
             # An explicit ISSUEBENCH_HOME is taken to be shared (or meaningful) on every node:
             # workers use the environment and result caches the driver names. Callers add what
             # their records need on the worker (an API key for agent), by name, never by value.
