@@ -200,7 +200,9 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     if samples is None and plan.runner == "pytest":
         samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
     if samples is None:
-        return _mine(runner.test(built, plan, plan.suite_command, "whole suite"), plan, tree), ""
+        # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
+        command = plan.suite_command + (" --continue-on-collection-errors" if plan.runner == "pytest" else "")
+        return _mine(runner.test(built, plan, command, "whole suite"), plan, tree), ""
     first, confirm = samples
     run = _mine(runner.test(built, plan, sample_command(plan, first), f"sample of {first.describe()}"), plan, tree)
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
