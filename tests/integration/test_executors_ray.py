@@ -205,21 +205,31 @@ def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_p
         assert (mine.task.FAIL_TO_PASS, mine.task.PASS_TO_PASS) == (theirs.task.FAIL_TO_PASS, theirs.task.PASS_TO_PASS)
 
 
-def test_a_killed_driver_loses_no_finished_instance(cluster, tmp_path):
+def test_an_interrupted_or_killed_driver_loses_no_finished_instance(cluster, tmp_path):
     import time
 
-    tasks = _slow_dataset(tmp_path / "slow.jsonl", 3)
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
     args = _cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path), "--run-id", "d",
                 "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
                 "--executor", "ray", "--ray-address", cluster.address, "-w", "1")
     base = tmp_path / "logs" / "run_evaluation" / "d" / "gold"
-    driver = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    while driver.poll() is None and not list(base.glob("*/result.json")):
-        time.sleep(0.05)  # waits for an event (the first result written), asserts nothing about time
-    driver.kill()
-    driver.wait()
-    done_before = {p.parent.name for p in base.glob("*/result.json")}
-    assert done_before and len(done_before) < len(tasks), "the driver was not killed mid-run"
+
+    def stop_after_one_more_result(sig: int) -> tuple[subprocess.Popen, set[str]]:
+        before = {p.parent.name for p in base.glob("*/result.json")}
+        driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while driver.poll() is None and len(list(base.glob("*/result.json"))) <= len(before):
+            time.sleep(0.05)  # waits for an event (one more result written), asserts nothing about time
+        driver.send_signal(sig)
+        driver.wait(timeout=120)
+        done = {p.parent.name for p in base.glob("*/result.json")}
+        assert before < done and len(done) < len(tasks), "the driver was not stopped mid-run"
+        return driver, done
+
+    # Ctrl-C: the records in flight are cancelled on the cluster, the run says how to resume.
+    driver, _ = stop_after_one_more_result(signal.SIGINT)
+    assert driver.returncode == 130 and "interrupted; rerun to resume" in driver.stderr.read()
+    # Killed outright: whatever had arrived is already on disk.
+    _, done_before = stop_after_one_more_result(signal.SIGKILL)
 
     again = subprocess.run(args, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-2000:]
