@@ -201,10 +201,10 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
     if samples is None:
         # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
-        command = plan.suite_command + (" --continue-on-collection-errors" if plan.runner == "pytest" else "")
-        return _mine(runner.test(built, plan, command, "whole suite"), plan, tree), ""
+        command = plan.suite_command + (_KEEP_GOING if plan.runner == "pytest" else "")
+        return _judge(runner, built, plan, command, "whole suite", tree), ""
     first, confirm = samples
-    run = _mine(runner.test(built, plan, sample_command(plan, first), f"sample of {first.describe()}"), plan, tree)
+    run = _judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
         return run, first.describe()
     return _confirm(runner, built, plan, first, confirm, run, tree)
@@ -222,7 +222,15 @@ def _quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
                      excerpt=match.group(0))
 
 
-def _mine(run: Run, plan: Plan, tree: SourceTree) -> Run:
+_KEEP_GOING = " --continue-on-collection-errors"
+
+
+def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:
+    """Run a judging command; a pytest older than 3.0 does not know --continue-on-collection-errors,
+    so it runs again without it. Only results of the repository's own test files count."""
+    run = runner.test(built, plan, command, what)
+    if _KEEP_GOING in command and "unrecognized arguments" in run.log and _KEEP_GOING.strip() in run.log:
+        run = runner.test(built, plan, command.replace(_KEEP_GOING, ""), what)
     if plan.runner == "pytest":
         run.statuses = counted_here(run.statuses, tree)
     return run
@@ -230,8 +238,7 @@ def _mine(run: Run, plan: Plan, tree: SourceTree) -> Run:
 
 def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
              first_run: Run, tree: SourceTree) -> tuple[Run, str]:
-    run = _mine(runner.test(built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}"),
-                plan, tree)
+    run = _judge(runner, built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}", tree)
     if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
         return first_run, f"{first.describe()}; the confirmation run reported no test"
     return run, confirm.describe()
