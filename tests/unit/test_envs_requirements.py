@@ -66,3 +66,27 @@ def test_versions_are_read_from_distribution_file_names():
     assert _version_of("types_pkg_resources-0.1.3.tar.gz", "types-pkg-resources") == "0.1.3"
     assert _version_of("zope.interface-5.0.tar.gz", "zope-interface") == "5.0"
     assert _version_of("notes.txt", "x") is None
+
+
+def test_a_release_that_cannot_be_built_is_named_from_the_resolver_output():
+    from issuebench.envs.dating import failed_builds
+
+    out = ("error: Failed to download and build `bottleneck==1.3.2`\n  cause: Failed to install requirements\n"
+           "  cause: Failed to build `numpy==1.17.3`\n")
+    assert failed_builds(out) == ["bottleneck"]
+    assert failed_builds("error: No solution found") == []
+
+
+def test_conda_only_packages_are_left_out_of_translated_environment_files(tmp_path: Path):
+    from issuebench.envs.dating import not_on_index
+    from issuebench.envs.requirements import drop_from_conda_files
+
+    assert not_on_index("cause: Because cdms2 was not found in the package registry and you require") == ["cdms2"]
+    conda = tmp_path / "0-environment.yml.txt"
+    conda.write_text("numpy\ncdms2>=3\nscipy\n")
+    pip_file = tmp_path / "1-requirements.txt.txt"
+    pip_file.write_text("cdms2\n")
+    assert drop_from_conda_files(["uv", "-r", str(conda), "-r", str(pip_file)], ["cdms2"])
+    assert conda.read_text().split() == ["numpy", "scipy"]
+    assert pip_file.read_text() == "cdms2\n"   # a pip file's requirement is the project's own word
+    assert not drop_from_conda_files(["-r", str(conda)], ["cdms2"])

@@ -46,12 +46,15 @@ from issuebench.envs.dating import (
     NO_CUTOFF,
     date_args,
     effective_cutoff,
+    failed_builds,
     filtered_by_cutoff,
     newest_pin_date,
+    not_on_index,
 )
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
 from issuebench.envs.requirements import (
     direct_reference_name,
+    drop_from_conda_files,
     exact_pins,
     pinned_names,
     requirement_file_pins,
@@ -381,13 +384,31 @@ class EnvBuilder:
         the cutoff need are taken as of the newest such pin, as the resolver names them."""
         cutoff = spec.exclude_newer
         per_package = {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)}
+        binary_only: list[str] = []
         pins_date: str | None = None
         for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
             try:
-                self._run_host([*argv[:3], *date_args(cutoff, per_package), *argv[3:]], log, what, cwd=cwd)
+                wheels = [a for n in binary_only for a in ("--only-binary", n)]
+                self._run_host([*argv[:3], *date_args(cutoff, per_package), *wheels, *argv[3:]], log, what, cwd=cwd)
                 log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
                 return
             except _StepFailed as exc:
+                absent = not_on_index(exc.output)
+                if absent and drop_from_conda_files(argv, absent):
+                    # conda environment files name conda-only packages (cdms2): not on the index.
+                    log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
+                             "the package index does not have it")
+                    continue
+                unbuildable = failed_builds(exc.output)
+                if cutoff and unbuildable and not set(unbuildable) & set(binary_only):
+                    # The era's release has no wheel for this interpreter and no longer builds
+                    # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take
+                    # the first kind of release that installs, a wheel, whatever its date.
+                    binary_only += unbuildable
+                    per_package.update(dict.fromkeys(unbuildable, NO_CUTOFF))
+                    log.note(f"# cutoff: {', '.join(unbuildable)} taken as a wheel of any date: the release of "
+                             f"the date cannot be built here")
+                    continue
                 hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
                 if not cutoff or not hidden:
                     raise

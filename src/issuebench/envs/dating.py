@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 
 # Far enough in the future that an exempt package is never cut off.
 NO_CUTOFF = "2100-01-01T00:00:00Z"
+_NOT_FOUND = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*) was not found in the package registry")
+_FAILED_BUILD = re.compile(r"Failed to (?:download and )?build `([A-Za-z0-9][A-Za-z0-9._-]*)==")
 _FILTERED = re.compile(r"`([A-Za-z0-9][A-Za-z0-9._-]*)` was filtered by `exclude-newer`")
 
 
@@ -51,6 +53,16 @@ def date_args(cutoff: str | None, per_package: Mapping[str, str]) -> list[str]:
 def filtered_by_cutoff(resolver_output: str) -> list[str]:
     """Packages uv says it could not use because of the cutoff (from its hints)."""
     return list(dict.fromkeys(_FILTERED.findall(resolver_output)))
+
+
+def not_on_index(resolver_output: str) -> list[str]:
+    """Packages uv says the index does not have at all."""
+    return list(dict.fromkeys(_NOT_FOUND.findall(resolver_output)))
+
+
+def failed_builds(resolver_output: str) -> list[str]:
+    """Packages uv could not build from source (its first `Failed to build` cause lines)."""
+    return list(dict.fromkeys(_FAILED_BUILD.findall(resolver_output)))[:1]
 
 
 def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:

@@ -3,6 +3,7 @@ editables, and direct references (VCS or archive URLs) that an offline build can
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -123,3 +124,23 @@ def _usable_line(line: str, source: Path, note: Note, scratch: Path, depth: int)
         if candidate.exists():
             return str(candidate)
     return line
+
+
+def drop_from_conda_files(argv: Sequence[str], names: Sequence[str]) -> bool:
+    """Remove requirements on `names` from the translated conda files among argv's `-r FILE`s
+    (our scratch copies, named after their `.yml` source); True when any line was removed."""
+    from packaging.utils import canonicalize_name
+
+    wanted = {canonicalize_name(n) for n in names}
+    dropped = False
+    for flag, value in itertools.pairwise(argv):
+        path = Path(value)
+        if flag != "-r" or not path.name.endswith((".yml.txt", ".yaml.txt")):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        kept = [line for line in lines
+                if canonicalize_name(re.split(r"[\s<>=!~;\[(]", line.strip(), maxsplit=1)[0] or "-") not in wanted]
+        if len(kept) != len(lines):
+            path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+            dropped = True
+    return dropped
