@@ -217,3 +217,15 @@ def test_a_requirement_the_registry_does_not_know_is_dropped_even_when_listed_as
     fix = apply_rule(diagnose(log), _plan(["pytest", "nose", "rudolf2"]), ctx)
     assert fix is not None and fix.plan.spec.packages == ["pytest", "nose"]
     assert fix.description == "unresolvable: drop unknown rudolf2"
+
+
+def test_forced_colour_codes_are_turned_off() -> None:
+    from issuebench.setup.loop import _quiet_pytest
+    from issuebench.setup.runner import Run
+
+    plan = _plan(["pytest"], test_cmd="pytest -rA")
+    log = "\x1b[32mPASSED\x1b[0m tests/test_a.py::test_x\n\x1b[32m===== \x1b[1m550 passed\x1b[0m in 11.96s =====\n"
+    diagnosis = _quiet_pytest(Run("test", log=log), plan)
+    assert diagnosis is not None and diagnosis.fix == "colour_off"
+    fix = apply_rule(diagnosis, plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
+    assert fix is not None and fix.plan.spec.test_cmd == "pytest -rA --color=no"

@@ -213,13 +213,18 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
 _PASSED_SUMMARY = re.compile(r"^=+ .*\b(\d+) passed", re.MULTILINE)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
-    """Tests passed but no per-test line was parsed: an old pytest ignores the A of -rA."""
-    match = _PASSED_SUMMARY.search(run.log)
+    """Tests passed but no per-test line was parsed: the configuration forces colour codes into
+    the log (`--color=yes` in addopts), or an old pytest ignores the A of -rA."""
+    plain = _ANSI.sub("", run.log)
+    match = _PASSED_SUMMARY.search(plain)
     if run.stage != "test" or run.statuses or plan.runner != "pytest" or not match:
         return None
-    return Diagnosis(kind="test_command_wrong", fix="verbose_pytest", line=match.group(0)[:200],
-                     excerpt=match.group(0))
+    fix = "colour_off" if plain != run.log and "--color=no" not in plan.spec.test_cmd else "verbose_pytest"
+    return Diagnosis(kind="test_command_wrong", fix=fix, line=match.group(0)[:200], excerpt=match.group(0))
 
 
 _KEEP_GOING = " --continue-on-collection-errors"

@@ -319,3 +319,10 @@ def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | 
     command = f"{plan.spec.test_cmd} -v -o console_output_style=classic"
     return Fix(plan.copy(test_cmd=command, log_parser="pytest_v2"),
                "no per-test results in the log: run pytest -v (classic style), parser pytest_v2")
+
+
+@rule
+def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The configuration forces colour codes, which hide each result line from the parser."""
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --color=no"),
+               "colour codes hide the results: run pytest --color=no")
