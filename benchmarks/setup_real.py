@@ -132,6 +132,8 @@ def run_job(job: dict, args: argparse.Namespace, logs: Path) -> dict:
             return {**row, "success": False, "seconds": round(time.monotonic() - started, 1),
                     "cause": f"timeout: setup took over {args.run_timeout:.0f}s"}
     seconds = round(time.monotonic() - started, 1)
+    # The machine is shared: the load when the setup ended says how far its time is the setup's.
+    row["load"] = round(os.getloadavg()[1], 1)
     try:
         summary = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -163,17 +165,21 @@ def report(rows: list[dict]) -> str:
     done = [r for r in rows if r.get("seconds") is not None or r.get("cause")]
     ok = [r for r in done if r.get("success")]
     times = [r["seconds"] for r in done if r.get("seconds") is not None]
-    lines = ["| pair | commit | date | result | iterations | seconds | Python | tests passed | judged on |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| pair | commit | date | result | iterations | seconds | Python | tests passed | judged on | load |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in done:
-        result = "accepted" if r.get("success") else f"not accepted: {r.get('cause', '')}"
+        cause = " ".join(str(r.get("cause", "")).split())[:160]
+        result = "accepted" if r.get("success") else f"not accepted: {cause}"
         tests = f"{r.get('tests_passed')}/{r.get('tests_run')}" if r.get("tests_run") is not None else "-"
         lines.append(f"| {r['key']} | {(r.get('commit') or '')[:10]} | {str(r.get('date', ''))[:10]} | "
                      f"{result.replace('|', '/')} | {r.get('iterations', '-')} | {r.get('seconds')} | "
-                     f"{r.get('python') or '-'} | {tests} | {r.get('judged_on') or 'whole suite'} |")
+                     f"{r.get('python') or '-'} | {tests} | "
+                     f"{r.get('judged_on') or ('whole suite' if r.get('tests_run') else '-')} | {r.get('load', '-')} |")
     share = len(ok) / len(done) if done else 0.0
     median = statistics.median(times) if times else 0.0
-    lines += ["", f"**{len(ok)}/{len(done)} accepted ({share:.0%}), median {median:.0f} s per setup, no model.**",
+    loads = [r["load"] for r in done if r.get("load") is not None]
+    lines += ["", f"**{len(ok)}/{len(done)} accepted ({share:.0%}), median {median:.0f} s per setup, no model.**"
+              + (f" Median load average (5 min) while they ran: {statistics.median(loads):.1f}." if loads else ""),
               "", "Published, model-driven:"]
     lines += [f"- {name}: {figure}" for name, figure in PUBLISHED]
     return "\n".join(lines)
