@@ -202,7 +202,7 @@ def main() -> int:
     parser.add_argument("--shard", default="", help="i/n: run only every n-th job from the i-th (0-based), "
                         "so n processes can share one --out")
     parser.add_argument("--report", action="store_true", help="print the summary of --out and stop")
-    parser.add_argument("--retry-failed", action="store_true", help="run again the pairs whose last row failed")
+    parser.add_argument("--retry-failed", action="store_true", help="run only the pairs whose last row failed, again")
     args = parser.parse_args()
 
     rows = [json.loads(ln) for ln in args.out.read_text().splitlines() if ln.strip()] if args.out.exists() else []
@@ -211,6 +211,7 @@ def main() -> int:
         print(report(rows))
         return 0
     done = {r["key"] for r in rows if r.get("success") or not args.retry_failed}
+    failed = {r["key"] for r in rows if not r.get("success")}
     work = Path(tempfile.mkdtemp(prefix="setup-real-"))
     logs = args.out.with_suffix(".logs")
     logs.mkdir(parents=True, exist_ok=True)
@@ -220,6 +221,8 @@ def main() -> int:
         jobs = [j for j in jobs if j["repo"] in keep]
     names = REGISTRY_DEFAULT if args.registry == "default" else [n for n in args.registry.split(",") if n]
     jobs += registry_jobs(names)
+    if args.retry_failed:
+        jobs = [j for j in jobs if j["key"] in failed]
     if args.shard:
         index, count = (int(x) for x in args.shard.split("/"))
         jobs = jobs[index::count]
