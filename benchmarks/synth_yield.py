@@ -107,27 +107,33 @@ def main() -> int:
     ap.add_argument("--generators", default=None, help="for the comparison (default: all single ones)")
     ap.add_argument("--eval", action="store_true")
     ap.add_argument("--rerun", action="store_true", help="run synth even if DIR/yield.json exists")
+    ap.add_argument("--only", default="synth,compare,eval", help="steps to do (the comparison needs "
+                    "DIR/baseline.json, which synth writes first)")
     args = ap.parse_args()
     args.output = args.output.resolve()
 
-    report: dict = {"synth": run_synth(args)}
-    synth = report["synth"]
-    total = synth["generators"].get("total", {})
-    print(f"{synth['repo']}: {synth['kept']} kept of {total.get('candidates', 0)} candidates in "
-          f"{synth['seconds']:.0f}s ({synth['kept_per_hour']} kept/hour, {synth['workers']} workers)")
-    for gen, counts in synth["generators"].items():
-        share = counts["kept"] / counts["candidates"] if counts["candidates"] else 0
-        print(f"  {gen:14} {counts['kept']:4}/{counts['candidates']:<4} kept ({share:.0%})")
-    if args.compare:
+    steps = set(args.only.split(","))
+    report: dict = {}
+    if "synth" in steps:
+        report["synth"] = synth = run_synth(args)
+        total = synth["generators"].get("total", {})
+        print(f"{synth['repo']}: {synth['kept']} kept of {total.get('candidates', 0)} candidates in "
+              f"{synth['seconds']:.0f}s ({synth['kept_per_hour']} kept/hour, {synth['workers']} workers)")
+        for gen, counts in synth["generators"].items():
+            share = counts["kept"] / counts["candidates"] if counts["candidates"] else 0
+            print(f"  {gen:14} {counts['kept']:4}/{counts['candidates']:<4} kept ({share:.0%})")
+    if args.compare and "compare" in steps:
         report["compare"] = cmp = compare(args)
         print(f"validation of {cmp['candidates']} candidates: covering {cmp['covering_seconds']}s, "
               f"whole suite {cmp['suite_seconds']}s -> {cmp['speedup']}x; same verdict "
               f"{cmp['same_verdict']}/{cmp['candidates']} (kept {cmp['kept_covering']} vs {cmp['kept_suite']})")
-    if args.eval:
+    if args.eval and "eval" in steps:
         report["eval"] = ev = evaluate(args)
         print(f"eval: gold resolves {ev['gold']['resolved']}/{ev['gold']['total']}, "
               f"no-op resolves {ev['noop']['resolved']}/{ev['noop']['total']}")
-    (args.output / "benchmark.json").write_text(json.dumps(report, indent=2) + "\n")
+    path = args.output / "benchmark.json"
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**previous, **report}, indent=2) + "\n")
     return 0
 
 
