@@ -150,3 +150,16 @@ def test_pipeline_table_carried_on_by_validate_counts_each_stage_once():
     merged = collected.merge(validated).to_dict()
     assert merged["stages"] == {"candidates": 5, "set up": 3, "kept": 2}
     assert merged["rejected"] == {"no test change": 1, "timeout": 1}
+
+
+def test_every_test_in_neither_list_is_named_with_why() -> None:
+    before = [{"t::fix": FAILED, "t::rand": PASSED, "t::skip": SKIPPED, "t::dead": FAILED, "t::p2p": PASSED},
+              {"t::fix": FAILED, "t::rand": FAILED, "t::skip": SKIPPED, "t::dead": ERROR, "t::p2p": PASSED}]
+    after = [{"t::fix": PASSED, "t::rand": PASSED, "t::skip": SKIPPED, "t::dead": FAILED, "t::p2p": PASSED}] * 2
+    verdict = validate_task(_task(), Script(before, after), repeats=2)
+    assert verdict.kept and verdict.task.PASS_TO_PASS == ["t::p2p"]
+    assert set(verdict.dropped) == {"t::rand", "t::skip", "t::dead"}
+    assert verdict.dropped["t::rand"] == "flaky across repeats (before: PASSED,FAILED; after: PASSED,PASSED)"
+    assert verdict.dropped["t::skip"].startswith("skipped or xfail")
+    assert verdict.dropped["t::dead"].startswith("fails before and after (before: FAILED,ERROR")
+    assert len(verdict.before) == len(verdict.after) == 2  # what validate saw, kept for the user

@@ -137,9 +137,16 @@ def validate_command(
         for task, why in unprepared:
             fh.write(json.dumps({"instance_id": task.instance_id, "reason": P.INSTALL_FAILED,
                                  "detail": why}) + "\n")
+    # Every task's per-run outcomes and why each test is in neither list: what validate saw.
+    runs_path = output.with_name(output.name.rsplit(".", 1)[0] + ".runs.jsonl")
+    with runs_path.open("w") as fh:
+        for v in result.verdicts:
+            fh.write(json.dumps({"instance_id": v.task.instance_id, "kept": v.kept, "reason": v.reason,
+                                 "dropped": v.dropped, "before": v.before, "after": v.after}) + "\n")
     table.write(P.table_path_for(output))
     print_table(table, "validate")
-    console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path})")
+    console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
+                  f"per-run outcomes: {runs_path})")
 
 
 @repo_app.command("from-pypi")

@@ -52,6 +52,11 @@ class Verdict:
     runs: int = 0
     test_seconds: float = 0.0
     seconds: float = 0.0
+    # test id -> why it is in neither list (flaky, skipped, failing on both sides, ...), and each
+    # run's status map, so a user can see what validate saw without running it again.
+    dropped: dict[str, str] = field(default_factory=dict)
+    before: list[TestStatusMap] = field(default_factory=list)
+    after: list[TestStatusMap] = field(default_factory=list)
 
 
 def outcome(status: TestStatus | None) -> str:
@@ -76,6 +81,33 @@ def classify(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[st
         elif pre == {PASS}:
             result["broken"].append(name)
     return result
+
+
+def _outcomes(runs: list[TestStatusMap], name: str) -> str:
+    return ",".join(s.value if (s := run.get(name)) is not None else "missing" for run in runs)
+
+
+def explain_dropped(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[str, str]:
+    """Why each test seen in some run is in neither list, as one line naming the outcomes."""
+    lists = classify(before, after)
+    listed = set(lists["FAIL_TO_PASS"]) | set(lists["PASS_TO_PASS"])
+    flaky, broken = set(lists["flaky"]), set(lists["broken"])
+    why: dict[str, str] = {}
+    for name in sorted({name for run in (*before, *after) for name in run} - listed):
+        pre = {outcome(run.get(name)) for run in before}
+        post = {outcome(run.get(name)) for run in after}
+        if OTHER in pre or OTHER in post:
+            kind = "skipped or xfail"
+        elif name in flaky:
+            kind = "flaky across repeats"
+        elif name in broken:
+            kind = "gold breaks it"
+        elif post == {FAIL} and pre == {FAIL}:
+            kind = "fails before and after"
+        else:
+            kind = "fails after the gold"
+        why[name] = f"{kind} (before: {_outcomes(before, name)}; after: {_outcomes(after, name)})"
+    return why
 
 
 def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
@@ -125,6 +157,8 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
         if attempt == 0 and not classify(before, after)["FAIL_TO_PASS"]:
             break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
     verdict.validated = True
+    verdict.before, verdict.after = before, after
+    verdict.dropped = explain_dropped(before, after)
     lists = classify(before, after)
     verdict.flaky, verdict.broken = lists["flaky"], lists["broken"]
     task.FAIL_TO_PASS, task.PASS_TO_PASS = lists["FAIL_TO_PASS"], lists["PASS_TO_PASS"]
