@@ -229,3 +229,18 @@ def test_forced_colour_codes_are_turned_off() -> None:
     assert diagnosis is not None and diagnosis.fix == "colour_off"
     fix = apply_rule(diagnosis, plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
     assert fix is not None and fix.plan.spec.test_cmd == "pytest -rA --color=no"
+
+
+def test_package_without_any_release_before_the_date_is_exempted_from_the_cutoff(tmp_path: Path) -> None:
+    from issuebench.setup.requirements import clean_requirement
+
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="pytest", install_requires=["atomicwrites>=1.0"]))
+    log = ("  cause: Because there are no versions of atomicwrites and you require atomicwrites>=1.0, we can conclude "
+           "that your requirements are unsatisfiable.\n\nhint: `atomicwrites` was filtered by `exclude-newer` to only "
+           "include packages uploaded before 2019-05-06T22:36:44Z.\n")
+    fix = apply_rule(diagnose(log), _plan(["atomicwrites>=1.0", "py"], exclude_newer="2019-05-06T22:36:44Z"), ctx)
+    assert fix is not None and fix.plan.spec.exclude_newer_exempt == ["atomicwrites"]
+    assert fix.plan.spec.packages == ["atomicwrites>=1.0", "py"]           # the range still holds
+    assert clean_requirement("requirements-dev.txt") is None and clean_requirement("six>=1") == "six>=1"
+    old_pip = diagnose("ERROR\nno such option: --no-build-isolation\n")
+    assert old_pip is not None and old_pip.fix == "legacy_develop"

@@ -30,8 +30,8 @@ def clean_requirement(req: str) -> str | None:
     text = unquote(req.split(" #", 1)[0])
     if not text or text.startswith(("#", "-", ".", "/")) or "://" in text or text.startswith("git+"):
         return None
-    if requirement_name(text) is None:
-        return None
+    if requirement_name(text) is None or re.search(r"\.(txt|in|cfg|toml|py|ya?ml|whl|tar\.gz|zip)$", text):
+        return None             # a file named where a requirement was expected (`pip install reqs.txt`)
     return text
 
 

@@ -173,6 +173,12 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
     missing = {canonical_name(n.rstrip(".-")) for n in diagnosis.found.get("missing", [])} - _RUNNER_TOOLS
     needed = {requirement_name(r) for r in (*ctx.facts.install_requires, *ctx.facts.build_requires,
                                             *ctx.facts.setup_requires)} | _RUNNER_TOOLS
+    # No release before the date (the old ones were deleted): the oldest that exists must do.
+    filtered = sorted({canonical_name(n) for n in diagnosis.found.get("filtered", [])} - _RUNNER_TOOLS
+                      - {canonical_name(n) for n in plan.spec.exclude_newer_exempt})
+    if filtered and any(requirement_name(p) in filtered for p in plan.spec.packages):
+        return Fix(plan.copy(exclude_newer_exempt=[*plan.spec.exclude_newer_exempt, *filtered]),
+                   f"no release before the date: exempt {', '.join(filtered)} from the cutoff")
     drop = [p for p in plan.spec.packages if requirement_name(p) in missing or (
         requirement_name(p) in named and requirement_name(p) not in needed)]
     if drop:
