@@ -93,6 +93,12 @@ def test_collect_validate_eval_on_real_sandbox(tmp_path: Path) -> None:
         "acme__calc-5": P.TIMEOUT, "acme__calc-1-stale": P.GOLD_DOES_NOT_APPLY,
         "acme__calc-1-noinstall": P.INSTALL_FAILED}
     assert rejected["acme__calc-2"]["broken"] == ["tests/test_core.py::test_mul"]
+    # What validate saw, per run, for every task that ran: each dropped coin test named with why.
+    seen = {r["instance_id"]: r for r in map(json.loads, (tmp_path / "tasks.runs.jsonl").read_text().splitlines())}
+    assert seen["acme__calc-1"]["after"][0]["tests/test_core.py::test_add"] == "PASSED"
+    assert len(seen["acme__calc-1"]["before"]) == 3
+    assert all(why.startswith(("flaky across repeats", "gold breaks it", "fails before and after")) for test, why
+               in seen["acme__calc-3"]["dropped"].items() if "test_coin" in test)
 
     table = json.loads((tmp_path / "tasks.pipeline.json").read_text())
     # 16 coin tests over 3+3 runs: the chance that none flips is (1/16)**16.

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from issuebench.collect import pipeline as P
-from issuebench.collect.validate import classify, validate, validate_task
-from issuebench.models import InstanceStatus, PatchStatus, Task, TestStatus
+from issuebench.collect.validate import classify, harness_runner, outside_test_files, validate, validate_task
+from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus
+from tests.gitrepo import init_repo
 
 PASSED, FAILED, ERROR, SKIPPED = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
 
@@ -163,3 +165,37 @@ def test_every_test_in_neither_list_is_named_with_why() -> None:
     assert verdict.dropped["t::skip"].startswith("skipped or xfail")
     assert verdict.dropped["t::dead"].startswith("fails before and after (before: FAILED,ERROR")
     assert len(verdict.before) == len(verdict.after) == 2  # what validate saw, kept for the user
+
+
+def test_ids_outside_the_test_patch_files_are_in_neither_list() -> None:
+    # testing/test_run.py runs pytest inside; the inner session prints its own `path::test` lines.
+    task = _task(test_patch="diff --git a/testing/test_run.py b/testing/test_run.py\n")
+    before = [{"testing/test_run.py::test_new": FAILED, "testing/test_run.py::test_old": PASSED,
+               "test_inner.py::test_a": PASSED, "test_log_cli.py": PASSED, "[": PASSED}]
+    after = [{"testing/test_run.py::test_new": PASSED, "testing/test_run.py::test_old": PASSED,
+              "test_inner.py::test_a": PASSED, "test_log_cli.py": PASSED, "[": PASSED}]
+    verdict = validate_task(task, Script(before, after), repeats=1)
+    assert verdict.task.FAIL_TO_PASS == ["testing/test_run.py::test_new"]
+    # the reference's parser keeps junk ids such as `[` too: they are not paths, so they stay
+    assert verdict.task.PASS_TO_PASS == ["[", "testing/test_run.py::test_old"]
+    assert verdict.dropped["test_inner.py::test_a"] == (
+        "outside the test patch's files (before: PASSED; after: PASSED)")
+    assert "test_log_cli.py" in verdict.dropped
+
+
+def test_ids_that_are_not_paths_from_the_root_are_not_judged_by_file() -> None:
+    names = ["test_div (tests.Arith)", "test_pow", "sub/tests/test_a.py::test_x"]
+    assert outside_test_files(names, ["tests/test_a.py"]) == set()  # no id names a test file
+    assert outside_test_files([*names, "tests/test_a.py::t"], ["tests/test_a.py"]) == {"sub/tests/test_a.py::test_x"}
+
+
+def test_the_recipe_is_dated_as_eval_dates_it_from_the_clone(tmp_path: Path) -> None:
+    # environment_setup_commit's date, read from the clone, as eval does: not the row's created_at.
+    repo = tmp_path / "repos" / "o__r"
+    setup_sha = init_repo(repo, {"a.py": "x = 1\n"}, date="2021-03-04T05:06:07+00:00")
+    recipe = EnvSpec(python="3.11", test_cmd="pytest -rA", exclude_newer_source="environment_setup_commit")
+    _, with_env = harness_runner(repos_dir=tmp_path / "repos", recipe=recipe, no_sandbox=True,
+                                 work_dir=tmp_path / "work")
+    task = with_env(_task(base_commit=setup_sha, environment_setup_commit=setup_sha,
+                          created_at="2023-01-01T00:00:00Z"))
+    assert task.env is not None and task.env.exclude_newer.startswith("2021-03-04")

@@ -8,6 +8,8 @@ environments as `eval`, so a kept task is gradable as is).
   PASS_TO_PASS: PASSED in every run.
   A test whose outcome changes between runs of the same side is flaky: dropped and counted.
   A test PASSED in every before-run and failing in every after-run means the gold breaks tests.
+  An id naming a file the test patch does not touch (`path::name` output of a pytest run inside a
+  test) is in neither list. Every test in neither list is named with why, in Verdict.dropped.
 A task is kept with >= 1 FAIL_TO_PASS test and no test broken by the gold; otherwise it is
 rejected with one reason from pipeline.py's vocabulary.
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
+from issuebench.harness.commands import files_in_diff
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
@@ -83,6 +86,25 @@ def classify(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[st
     return result
 
 
+OUTSIDE = "outside the test patch's files"
+
+
+def outside_test_files(names: Iterable[str], test_files: Iterable[str]) -> set[str]:
+    """Ids that name a file the test patch does not touch: the output of another session (a test
+    that runs pytest inside prints its inner results), never a test of the run's own targets. The
+    reference's lists hold only ids of the test patch's files (every `path::name` id of Lite's 323
+    rows). Judged only when some id names a test file, i.e. when ids are paths from the root."""
+    files = set(test_files)
+    named = {n for n in names if "::" in n or n.endswith(".py")}
+    if not any(n.split("::", 1)[0] in files for n in named):
+        return set()
+    return {n for n in named if n.split("::", 1)[0] not in files}
+
+
+def _scoped(runs: list[TestStatusMap], outside: set[str]) -> list[TestStatusMap]:
+    return [{k: v for k, v in run.items() if k not in outside} for run in runs] if outside else runs
+
+
 def _outcomes(runs: list[TestStatusMap], name: str) -> str:
     return ",".join(s.value if (s := run.get(name)) is not None else "missing" for run in runs)
 
@@ -141,6 +163,8 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
         return verdict
     before: list[TestStatusMap] = []
     after: list[TestStatusMap] = []
+    test_files = files_in_diff(task.test_patch)
+    outside: set[str] = set()
     for attempt in range(max(1, repeats)):
         for gold, maps in ((False, before), (True, after)):
             run = runner(task, task.patch if gold else None)
@@ -154,11 +178,15 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
                 verdict.seconds = time.monotonic() - start
                 return verdict
             maps.append(dict(run.status_map))
-        if attempt == 0 and not classify(before, after)["FAIL_TO_PASS"]:
+        outside = outside_test_files({n for run in (*before, *after) for n in run}, test_files)
+        if attempt == 0 and not classify(_scoped(before, outside), _scoped(after, outside))["FAIL_TO_PASS"]:
             break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
     verdict.validated = True
     verdict.before, verdict.after = before, after
-    verdict.dropped = explain_dropped(before, after)
+    before, after = _scoped(before, outside), _scoped(after, outside)
+    verdict.dropped = {**explain_dropped(before, after), **{
+        name: f"{OUTSIDE} (before: {_outcomes(verdict.before, name)}; after: {_outcomes(verdict.after, name)})"
+        for name in sorted(outside)}}
     lists = classify(before, after)
     verdict.flaky, verdict.broken = lists["flaky"], lists["broken"]
     task.FAIL_TO_PASS, task.PASS_TO_PASS = lists["FAIL_TO_PASS"], lists["PASS_TO_PASS"]
@@ -234,9 +262,11 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
     """A runner over the lead's harness, and a function that embeds each task's recipe (`env`).
 
     The spec is resolved once per task (row `env` > --recipe > recipes) and passed to every run,
-    so all repeats of a task use the same environment.
+    so all repeats of a task use the same environment. It is resolved as `eval` resolves it, with
+    the task's clone at hand: the date comes from environment_setup_commit, so a validated row runs
+    in the very environment eval builds for it (and every task of a version shares one).
     """
-    from issuebench.envs import resolve_spec
+    from issuebench.harness.instance import resolve_task_spec
 
     run = HarnessRunner(dict(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
                              recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False))
@@ -244,11 +274,21 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
     def with_env(task: Task) -> Task:
         if task.env is None and recipe is not None:
             task = task.model_copy(update={"env": recipe})
-        if task.env is None:
-            task = task.model_copy(update={"env": resolve_spec(task, recipes_dir=recipes_dir)})
-        return task
+        spec = resolve_task_spec(task, recipes_dir, _clone_of(task, repos_dir))
+        return task.model_copy(update={"env": spec})
 
     return run, with_env
+
+
+def _clone_of(task: Task, repos_dir: Path | None) -> Path | None:
+    """The task's repository as eval finds it (cloned when it may be), or None: then dates come
+    from the row alone and the run itself says what is missing."""
+    from issuebench.harness.repos import find_repo
+
+    try:
+        return find_repo(task.repo, repos_dir)
+    except Exception:  # any failure here is reported by the run itself
+        return None
 
 
 class HarnessRunner:
