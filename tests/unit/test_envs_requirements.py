@@ -90,3 +90,13 @@ def test_conda_only_packages_are_left_out_of_translated_environment_files(tmp_pa
     assert conda.read_text().split() == ["numpy", "scipy"]
     assert pip_file.read_text() == "cdms2\n"   # a pip file's requirement is the project's own word
     assert not drop_from_conda_files(["-r", str(conda)], ["cdms2"])
+
+
+def test_a_requirement_whose_releases_are_all_yanked_is_pinned_to_the_newest():
+    from issuebench.envs.dating import only_yanked
+
+    out = ("  cause: Because types-pkg-resources<=0.1.2 was yanked (reason: Use types-setuptools instead)\n"
+           "         And because types-pkg-resources==0.1.3 was yanked (reason: Use types-setuptools instead)"
+           " and you require types-pkg-resources, we can conclude that your requirements are unsatisfiable.\n")
+    assert only_yanked(out) == "types-pkg-resources==0.1.3"
+    assert only_yanked("error: No solution found") is None

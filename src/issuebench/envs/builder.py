@@ -50,6 +50,7 @@ from issuebench.envs.dating import (
     filtered_by_cutoff,
     newest_pin_date,
     not_on_index,
+    only_yanked,
 )
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
 from issuebench.envs.requirements import (
@@ -398,6 +399,13 @@ class EnvBuilder:
                     # conda environment files name conda-only packages (cdms2): not on the index.
                     log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
                              "the package index does not have it")
+                    continue
+                yanked = only_yanked(exc.output)
+                if yanked and yanked not in argv:
+                    # Every release was withdrawn since (types-pkg_resources): an exact pin may
+                    # still take a yanked release, as the packaging standards allow.
+                    argv = [*argv, yanked]
+                    log.note(f"# substituted: {yanked} pinned exactly: every release the date allows is yanked")
                     continue
                 unbuildable = failed_builds(exc.output)
                 if cutoff and unbuildable and not set(unbuildable) & set(binary_only):

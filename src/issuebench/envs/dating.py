@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 # Far enough in the future that an exempt package is never cut off.
 NO_CUTOFF = "2100-01-01T00:00:00Z"
 _NOT_FOUND = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*) was not found in the package registry")
+_YANKED = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s,]+) was yanked")
 _FAILED_BUILD = re.compile(r"Failed to (?:download and )?build `([A-Za-z0-9][A-Za-z0-9._-]*)==")
 _FILTERED = re.compile(r"`([A-Za-z0-9][A-Za-z0-9._-]*)` was filtered by `exclude-newer`")
 
@@ -58,6 +59,15 @@ def filtered_by_cutoff(resolver_output: str) -> list[str]:
 def not_on_index(resolver_output: str) -> list[str]:
     """Packages uv says the index does not have at all."""
     return list(dict.fromkeys(_NOT_FOUND.findall(resolver_output)))
+
+
+def only_yanked(resolver_output: str) -> str | None:
+    """`name==version` of the newest release uv refused as yanked, when it says that is all there is."""
+    found = _YANKED.findall(resolver_output)
+    if not found or "unsatisfiable" not in resolver_output:
+        return None
+    name, version = found[-1]
+    return f"{name}=={version}"
 
 
 def failed_builds(resolver_output: str) -> list[str]:
