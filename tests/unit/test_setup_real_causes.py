@@ -244,3 +244,15 @@ def test_package_without_any_release_before_the_date_is_exempted_from_the_cutoff
     assert clean_requirement("requirements-dev.txt") is None and clean_requirement("six>=1") == "six>=1"
     old_pip = diagnose("ERROR\nno such option: --no-build-isolation\n")
     assert old_pip is not None and old_pip.fix == "legacy_develop"
+
+
+def test_shell_comments_local_folders_and_dict_setup_options(tmp_path: Path) -> None:
+    workflow = ("jobs:\n  t:\n    steps:\n      - run: pip install -U pip  # to ensure version 20 have cache dir\n"
+                "      - run: pip install gdcmbin/bin/ dist/ plugins/example numpy\n")
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nNAME = 'pydicom'\nopts = dict(name=NAME, install_requires="
+                    "['six'])\nsetup(**opts)\n",
+        ".github/workflows/ci.yml": workflow, "tests/test_a.py": "def test():\n    pass\n"})
+    facts = extract(SourceTree.open(tmp_path))
+    assert facts.name == "pydicom" and facts.install_requires == ["six"]
+    assert facts.test_requires == ["numpy"]

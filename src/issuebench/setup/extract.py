@@ -292,6 +292,9 @@ def _literal(node: ast.AST, env: dict[str, Any], tree: SourceTree) -> Any:
         if isinstance(left, list) and isinstance(right, list):
             return left + right
         return left if isinstance(left, list) else right if isinstance(right, list) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args:
+        # opts = dict(name=NAME, install_requires=REQUIRES); setup(**opts)  (pydicom's setup.py)
+        return {kw.arg: v for kw in node.keywords if kw.arg and (v := _literal(kw.value, env, tree)) is not None}
     if isinstance(node, ast.Call):
         # open("requirements.txt").read().splitlines(), read_requirements("req.txt"), ...
         for sub in ast.walk(node):

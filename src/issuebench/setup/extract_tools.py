@@ -159,7 +159,7 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
     pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
     if pip:
         # A CI variable (`sympy-${{ env.release_version }}`) names nothing installable here.
-        words = re.sub(r"\S*\$\{\{[^}]*\}\}\S*|\S*\$\{?\w+\}?\S*", " ", pip.group(1))
+        words = re.sub(r"\S*\$\{\{[^}]*\}\}\S*|\S*\$\{?\w+\}?\S*", " ", pip.group(1).split(" #", 1)[0])
         tokens = re.split(r"\s+", words.split("&&")[0].split(";")[0].strip())
         skip_next = False
         for i, token in enumerate(tokens):

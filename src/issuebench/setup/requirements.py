@@ -32,6 +32,8 @@ def clean_requirement(req: str) -> str | None:
         return None
     if requirement_name(text) is None or re.search(r"\.(txt|in|cfg|toml|py|ya?ml|whl|tar\.gz|zip)$", text):
         return None             # a file named where a requirement was expected (`pip install reqs.txt`)
+    if "/" in re.split(r"[;<>=!~\s]", text, maxsplit=1)[0]:
+        return None             # a local folder (`plugins/sqlfluff-plugin-example`, `dist/`)
     return text
 
 
