@@ -153,8 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         c["re-runnable"] += 1
         rows[inst.name] = got
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tasks.jsonl").write_text("".join(t.model_dump_json() + "\n" for t, _, _ in rows.values()))
-    (args.out / "predictions.jsonl").write_text("".join(p.model_dump_json() + "\n" for _, p, _ in rows.values()))
+    if not args.report_only:  # a report on a running run leaves the run's inputs alone
+        (args.out / "tasks.jsonl").write_text("".join(t.model_dump_json() + "\n" for t, _, _ in rows.values()))
+        (args.out / "predictions.jsonl").write_text("".join(p.model_dump_json() + "\n"
+                                                            for _, p, _ in rows.values()))
     repos_here = sorted({t.repo for t, _, _ in rows.values()},
                         key=lambda r: ORDER.index(r) if r in ORDER else len(ORDER))
     if not args.report_only:
