@@ -256,3 +256,12 @@ def test_shell_comments_local_folders_and_dict_setup_options(tmp_path: Path) -> 
     facts = extract(SourceTree.open(tmp_path))
     assert facts.name == "pydicom" and facts.install_requires == ["six"]
     assert facts.test_requires == ["numpy"]
+
+
+def test_tests_that_need_the_internet_are_named_and_not_fixed() -> None:
+    log = ("E   requests.exceptions.ConnectionError: HTTPConnectionPool(host='httpbin.org', port=80): "
+           "Max retries exceeded (Caused by NewConnectionError('Failed to establish a new connection: "
+           "[Errno -3] Temporary failure in name resolution'))\n")
+    diagnosis = diagnose(log)
+    assert diagnosis is not None and diagnosis.kind == "needs_network"
+    assert apply_rule(diagnosis, _plan(["pytest"]), RuleContext(tree=None, facts=Facts())) is None  # type: ignore[arg-type]

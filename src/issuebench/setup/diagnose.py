@@ -10,7 +10,7 @@ from typing import Any
 from issuebench.setup.data import load
 
 KINDS = ("python_version", "missing_module", "build_failure", "incompatible_dependency",
-         "pytest_option", "test_collection_error", "test_command_wrong", "tests_failed")
+         "pytest_option", "test_collection_error", "test_command_wrong", "tests_failed", "needs_network")
 _TAIL_LINES = 600
 
 

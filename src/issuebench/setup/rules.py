@@ -332,3 +332,9 @@ def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     """The configuration forces colour codes, which hide each result line from the parser."""
     return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --color=no"),
                "colour codes hide the results: run pytest --color=no")
+
+
+@rule
+def needs_network(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Tests that need the internet fail in the sandbox whatever the environment: no fix."""
+    return None
