@@ -61,3 +61,16 @@ def test_an_extra_naming_the_project_itself_brings_its_extras(tmp_path: Path):
         "      extras_require={'optional': ['scipy'], 'all': ['pvlib[optional]', 'pytest']})\n")
     proc = subprocess.run([sys.executable, str(SCRIPT), "all"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.stdout.splitlines() == ["# project: pvlib", "numpy", "pytest", "scipy"]
+
+
+def test_a_direct_dependency_held_years_behind_the_date_gets_a_floor(monkeypatch):
+    from issuebench.envs import dated_install
+
+    times = {"numba": {"0.53.1": "2021-03-25T00:00:00Z", "0.56.3": "2022-10-13T00:00:00Z",
+                       "0.58.0": "2023-09-20T00:00:00Z", "0.58.1": "2023-10-17T00:00:00Z"},
+             "numpy": {"1.26.0": "2023-09-16T00:00:00Z"}}
+    monkeypatch.setattr("issuebench.envs.release_dates.upload_times", lambda name: times.get(name, {}))
+    compiled = "numba==0.53.1\nnumpy==1.26.0\nllvmlite==0.36.0\n"
+    assert dated_install.held_back(compiled, ["numba", "numpy>=1.16"], "2023-10-03T14:31:47Z") == ["numba>=0.56.3"]
+    # A release of the date's own year is no sign of anything.
+    assert dated_install.held_back("numba==0.58.0\n", ["numba"], "2023-10-03T14:31:47Z") == []

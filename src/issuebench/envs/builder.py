@@ -38,6 +38,7 @@ from issuebench.envs.dated_install import (
     compile_command,
     constraint_lines,
     egg_info_command,
+    held_back,
     local_install_targets,
     pep621_requirements,
     wanted_extras,
@@ -550,6 +551,13 @@ class EnvBuilder:
             log.note("# cutoff: the install's own requirements could not be resolved as of the date; "
                      "the install resolves them itself")
             return None
+        floors = held_back(compiled, declared, str(spec.exclude_newer))
+        if floors:
+            fresher = self._resolve_dated(spec, venv, log, [*declared, *pins, *floors])
+            if fresher is not None:
+                compiled = fresher
+                log.note(f"# cutoff: {', '.join(floors)} asked for: the first resolution held them years behind "
+                         "the date, and a release of the year before the date fits")
         override = build.read_text().splitlines() if build is not None else []
         lines = constraint_lines(compiled, override, exclude=project)
         dated = venv / DATED_CONSTRAINTS

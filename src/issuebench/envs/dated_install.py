@@ -127,3 +127,54 @@ def constraint_lines(compiled: str, override: Sequence[str], exclude: str | None
         if name not in wins and (exclude is None or name != canonicalize_name(exclude)):
             out.append(line)
     return [*out, *wins.values()]
+
+
+# A dependency whose chosen release is this much older than the date, while the year before the date
+# had releases of it, was most likely held back by a resolver's order of choices rather than by a
+# bound (numba 0.53 of 2021 beside numpy 1.26 of 2023: numba 0.53 declares no upper bound on numpy
+# but refuses it at import).
+STALE_DAYS = 730
+RECENT_DAYS = 365
+
+
+def held_back(compiled: str, direct: Sequence[str], cutoff: str) -> list[str]:
+    """`name>=version` floors for direct dependencies the resolution took years older than the date:
+    the oldest release of the year before the date."""
+    from datetime import datetime, timedelta
+
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    from issuebench.envs.release_dates import upload_times
+
+    names = set()
+    for text in direct:
+        try:
+            names.add(canonicalize_name(Requirement(text.split(" ; ")[0]).name))
+        except InvalidRequirement:
+            continue
+    when = datetime.fromisoformat(cutoff.replace("Z", "+00:00"))
+    stale_before = (when - timedelta(days=STALE_DAYS)).isoformat()
+    recent_after = (when - timedelta(days=RECENT_DAYS)).isoformat()
+    floors = []
+    for line in compiled.splitlines():
+        if "==" not in line or line.lstrip().startswith("#"):
+            continue
+        name, version = (part.strip() for part in line.split("#")[0].split("==", 1))
+        if canonicalize_name(name) not in names:
+            continue
+        times = upload_times(name)
+        chosen = times.get(version)
+        if chosen is None or chosen.replace("Z", "+00:00") >= stale_before:
+            continue
+        recent = []
+        for v, t in times.items():
+            try:
+                parsed = Version(v)
+            except InvalidVersion:
+                continue
+            if not parsed.is_prerelease and recent_after <= t.replace("Z", "+00:00") <= when.isoformat():
+                recent.append(parsed)
+        if recent:
+            floors.append(f"{name}>={min(recent)}")
+    return floors

@@ -90,3 +90,23 @@ def upload_time(name: str, version: str) -> str | None:
         cached.setdefault(key, "")
         _write_cache(cached)
     return cached[key] or None
+
+
+def upload_times(name: str) -> dict[str, str]:
+    """Every version's first upload time (cached with upload_time's answers); {} when unknown."""
+    canon = canonicalize_name(name)
+    with _lock:
+        cached = _read_cache()
+    marker = f"{canon}==*"
+    if marker not in cached:
+        try:
+            times = fetch_upload_times(name)
+        except (OSError, ValueError):
+            return {}
+        with _lock:
+            cached = _read_cache()
+            cached.update({f"{canon}=={v}": t for v, t in times.items()})
+            cached[marker] = "listed"
+            _write_cache(cached)
+    prefix = f"{canon}=="
+    return {k[len(prefix):]: v for k, v in cached.items() if k.startswith(prefix) and k != marker and v}
