@@ -34,9 +34,9 @@ _NOT_TESTS = {"example_scripts", "examples", "fixtures", "data", "testdata", "te
 LARGE_SUITE_TESTS = 600
 SAMPLE_TESTS = 200
 CONFIRM_TESTS = 400
-# Ids safe to pass back to pytest: no parameters, no spaces (any other id may not be found again,
-# and one id not found stops the whole run).
-_PLAIN_ID = re.compile(r"^[\w/.-]+\.py::[\w:]+$")
+# Ids safe to pass back to pytest: parameters of word characters only, no spaces (any other id
+# may not be found again, and one id not found stops the whole run).
+_PLAIN_ID = re.compile(r"^[\w/.-]+\.py::[\w:]+(\[[\w.-]+\])?$")
 
 
 @dataclass(frozen=True)
