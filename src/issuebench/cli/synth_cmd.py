@@ -59,7 +59,7 @@ def synth_command(
     columns = {"candidates": "cands", "kept": "kept", "syntax_error": "syntax", "equivalent": "no-op",
                "duplicate": "dup", "not_covered": "uncov", "nothing_fails": "no fail", "timeout": "t/o",
                "not_confirmed": "flaky", "error": "err"}
-    view.add_column("generator")
+    view.add_column("generator", no_wrap=True, min_width=14)
     for header in columns.values():
         view.add_column(header, justify="right")
     for gen, counts in result.yield_table.items():
