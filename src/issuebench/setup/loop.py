@@ -26,12 +26,15 @@ from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import Progress, Run, Runner
 from issuebench.setup.sample import (
+    SAMPLE_FILES,
     Sample,
     collect_command,
     counted_here,
     id_samples,
+    pick,
     plan_samples,
     sample_command,
+    suite_files,
 )
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
@@ -205,7 +208,14 @@ def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     if samples is None:
         # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
         command = plan.suite_command + (_KEEP_GOING if plan.runner == "pytest" else "")
-        return _judge(runner, built, plan, command, "whole suite", tree), ""
+        run = _judge(runner, built, plan, command, "whole suite", tree)
+        files = suite_files(plan, facts, tree)
+        if run.statuses or "\n[timeout]" not in run.log or len(files) <= SAMPLE_FILES // 2:
+            return run, ""
+        # The whole suite outran the test timeout before printing a result: judge a few files.
+        sample = Sample(pick(files, SAMPLE_FILES // 2), len(files))
+        return _judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}",
+                      tree), f"{sample.describe()} (the whole suite timed out)"
     first, confirm = samples
     run = _judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
