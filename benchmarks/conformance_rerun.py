@@ -57,8 +57,9 @@ def official(inst_dir: Path) -> dict:
     return data.get(inst_dir.name) or next(iter(data.values()))
 
 
-def rebuild(inst_dir: Path, clone: Path, lite: dict[str, dict]) -> tuple[Task, Prediction, str] | str:
-    """The task row, the prediction, and where the version came from; or why not."""
+def rebuild(inst_dir: Path, clone: Path, lite: dict[str, dict]) -> tuple[Task, Prediction, str, str | None] | str:
+    """The task row, the prediction, where the version came from and the version the harness will
+    read (None for Lite rows); or why not."""
     iid = inst_dir.name
     script = (inst_dir / "eval.sh").read_text(encoding="utf-8")
     base, heredoc = _BASE.search(script), _HEREDOC.search(script)
@@ -71,20 +72,32 @@ def rebuild(inst_dir: Path, clone: Path, lite: dict[str, dict]) -> tuple[Task, P
     task = Task(instance_id=iid, repo=repo_of(iid), base_commit=base.group(1), test_patch=heredoc.group(2) + "\n",
                 version=row.get("version"), created_at=row.get("created_at"),
                 environment_setup_commit=row.get("environment_setup_commit"), **lists)
-    source = "lite row"
+    source, group = "lite row", None
     if not task.version:
-        # What the harness itself will read (item: rows without a version); used here only to
-        # share the environment commit of the Lite rows of that version.
+        # What the harness itself will read (rows without a version); used here only to give the
+        # rows of one version one environment commit, as the dataset does (share_environments).
         versioned, note = with_repository_version(task, clone)
         source = "repository" + (f" ({note})" if note else "")
-        same = [r for r in lite.values() if r["repo"] == task.repo and r.get("version") == versioned.version]
         date = git(clone, "show", "-s", "--format=%cI", task.base_commit, check=False).stdout.strip()
-        task = task.model_copy(update={
-            "created_at": date or None,
-            "environment_setup_commit": max(same, key=lambda r: r["created_at"])["environment_setup_commit"]
-            if same else None})
+        task, group = task.model_copy(update={"created_at": date or None}), versioned.version
     patch = (inst_dir / "patch.diff").read_text(encoding="utf-8")
-    return task, Prediction(instance_id=iid, model_name_or_path=MODEL, model_patch=patch), source
+    return task, Prediction(instance_id=iid, model_name_or_path=MODEL, model_patch=patch), source, group
+
+
+def share_environments(tasks: list[tuple[Task, str | None]], lite: dict[str, dict]) -> None:
+    """Rows without an environment commit get their version's: the Lite rows' when Lite has that
+    version, else the newest base commit among the rebuilt rows of the version (the dataset's
+    rule), so one environment serves the version instead of one per row."""
+    groups: dict[tuple[str, str], list[Task]] = {}
+    for task, version in tasks:
+        if not task.environment_setup_commit and version:
+            groups.setdefault((task.repo, version), []).append(task)
+    for (repo, version), group in groups.items():
+        same = [r for r in lite.values() if r["repo"] == repo and r.get("version") == version]
+        commit = (max(same, key=lambda r: r["created_at"])["environment_setup_commit"] if same
+                  else max(group, key=lambda t: t.created_at or "").base_commit)
+        for task in group:
+            task.environment_setup_commit = commit
 
 
 def compare(ours: InstanceReport | None, ref: dict) -> tuple[bool, str]:
@@ -139,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     dirs = sorted(p for p in args.logs.iterdir() if (p / "report.json").is_file())
     per_repo: dict[str, Counter] = {}
     rows: dict[str, tuple[Task, Prediction, str]] = {}
+    groups: list[tuple[Task, str | None]] = []
     for inst in dirs:
         repo = repo_of(inst.name)
         c = per_repo.setdefault(repo, Counter())
@@ -151,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
             c["not rebuilt"] += 1
             continue
         c["re-runnable"] += 1
-        rows[inst.name] = got
+        rows[inst.name] = got[:3]
+        groups.append((got[0], got[3]))
+    share_environments(groups, lite)
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.report_only:  # a report on a running run leaves the run's inputs alone
         (args.out / "tasks.jsonl").write_text("".join(t.model_dump_json() + "\n" for t, _, _ in rows.values()))
