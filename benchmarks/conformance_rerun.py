@@ -42,7 +42,7 @@ LISTS = ("FAIL_TO_PASS", "PASS_TO_PASS")
 # Cheapest per instance first: a repository whose environments the Lite run already built (sympy's
 # versions share them with Lite's) before one whose Verified versions need new builds (xarray
 # 2022.x, the compiled astropy).
-ORDER = ("psf/requests", "pytest-dev/pytest", "pylint-dev/pylint", "sympy/sympy", "sphinx-doc/sphinx",
+ORDER = ("psf/requests", "pytest-dev/pytest", "sympy/sympy", "pylint-dev/pylint", "sphinx-doc/sphinx",
          "pydata/xarray", "astropy/astropy")
 _HEREDOC = re.compile(r"git apply -v - <<'(EOF_\d+)'\n(.*?)\n\1\n", re.S)
 _BASE = re.compile(r"^git (?:diff|checkout) ([0-9a-f]{40})\b", re.M)
