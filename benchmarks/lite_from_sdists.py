@@ -1,132 +1,145 @@
-"""Real SWE-bench Lite tasks end to end without Docker, repositories rebuilt from release sdists.
+"""Real SWE-bench Lite tasks without Docker, repositories rebuilt from release sdists ("approximate base").
 
-    .venv/bin/python benchmarks/lite_from_sdists.py LITE.jsonl [--repos pallets/flask psf/requests ...]
+    .venv/bin/python benchmarks/lite_from_sdists.py --dataset LITE.jsonl [--dataset DEV.jsonl] \
+        --work DIR [--repo django/django ...] [--per-version 3] [--candidates 4] [--workers 1] \
+        [--no-noop] [--skip-eval] [--json FILE] [--markdown FILE]
 
-GitHub is out of reach here, so for each task the repository is the sdist of the newest release of
-the task's version published before the task (`repo from-pypi`'s fetcher), committed as the base.
-A task counts as reproduced when its gold patch and test patch apply to that tree. For each such
-task it reports: gold resolved, and whether the FAIL_TO_PASS tests fail without the fix (the test
-patch alone). It prints one line per task and a summary, and writes JSON with --json FILE.
+For repositories that cannot be fetched (django, scikit-learn, matplotlib, pyvista; and flask,
+requests, pytest where no clone is at hand), each task's base is a release sdist of the task's
+version (see sdist_bases.py: nearest release first, up to --candidates tried), committed and tagged
+in DIR/repos/owner__name. A task is "reproducible" when its gold and test patches apply there with
+`issuebench eval`'s own patch engine (the method is recorded). The reproducible tasks are then run
+through the `issuebench eval` command line, with gold and with a no-op patch, `--repos DIR/repos`,
+and a per-repository table is printed with every miss by cause, one line each.
+Resumable: base lookups are kept in DIR/bases.json and eval runs resume by run id.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import tempfile
+import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+sys.path.insert(0, str(Path(__file__).parent))
 
-from issuebench.collect.pypi_history import download_sdist, extract_sdist, index_versions, sdist_date
+from lite_real import NOOP_PATCH, read_results, render, run_eval, summarise
+from sdist_bases import find_base, sdist_files
+
 from issuebench.datasets import load_tasks
-from issuebench.harness import build_context, run_evaluation, run_tests
-from issuebench.models import InstanceStatus, Prediction, Task
+from issuebench.models import Task
 
-PROJECTS = {"pallets/flask": "flask", "psf/requests": "requests", "pytest-dev/pytest": "pytest"}
-GIT_ID = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-          "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
-
-
-def releases_of(project: str, version: str, cache: dict[str, list[str]]) -> list[str]:
-    """Final releases X.Y.* of a task's version X.Y, newest first."""
-    if project not in cache:
-        cache[project] = index_versions(project)
-    try:
-        want = Version(version)
-    except InvalidVersion:
-        return []
-    out = []
-    for v in cache[project]:
-        parsed = Version(v)
-        if parsed.release[:2] == want.release[:2]:
-            out.append(v)
-    return sorted(out, key=Version, reverse=True)
+# Repository -> the project's name on the package index.
+PROJECTS = {"pallets/flask": "flask", "psf/requests": "requests", "pytest-dev/pytest": "pytest",
+            "django/django": "django", "scikit-learn/scikit-learn": "scikit-learn",
+            "matplotlib/matplotlib": "matplotlib", "pyvista/pyvista": "pyvista"}
 
 
-def applies(tree: Path, patch: str) -> bool:
-    return subprocess.run(["git", "apply", "--check", "-"], cwd=tree, input=patch, text=True,
-                          capture_output=True).returncode == 0
+def sample(tasks: list[Task], per_version: int | None) -> list[Task]:
+    """At most `per_version` tasks of each (repository, version), spread over the version's tasks."""
+    if not per_version:
+        return tasks
+    groups: dict[tuple[str, str], list[Task]] = defaultdict(list)
+    for t in tasks:
+        groups[(t.repo, t.version or "")].append(t)
+    keep = set()
+    for group in groups.values():
+        step = max(1, len(group) // per_version)
+        keep |= {t.instance_id for t in group[::step][:per_version]}
+    return [t for t in tasks if t.instance_id in keep]
 
 
-def rebuild_repo(task: Task, project: str, work: Path, downloads: Path, cache: dict) -> tuple[Path, str] | None:
-    """A repository folder holding the task's repo at a release sdist the task's patches apply to."""
-    for release in releases_of(project, task.version or "", cache):
-        sdist = download_sdist(project, release, downloads / project / release)
-        if sdist is None or (task.created_at and sdist_date(sdist).isoformat() > task.created_at):
+def locate_bases(tasks: list[Task], work: Path, limit: int) -> dict[str, dict]:
+    """Each task's base lookup, kept in work/bases.json so a rerun only looks up new tasks."""
+    store = work / "bases.json"
+    bases = json.loads(store.read_text()) if store.exists() else {}
+    files: dict[str, list] = {}
+    for task in tasks:
+        if task.instance_id in bases:
             continue
-        root = work / task.instance_id
-        tree = extract_sdist(sdist, root / "x")
-        if not (applies(tree, task.patch) and applies(tree, task.test_patch)):
-            continue
-        repos = root / "repos"
-        repos.mkdir(parents=True)
-        dest = repos / task.repo.replace("/", "__")
-        tree.rename(dest)
-        env = {**os.environ, **GIT_ID, "GIT_AUTHOR_DATE": sdist_date(sdist).isoformat(),
-               "GIT_COMMITTER_DATE": sdist_date(sdist).isoformat()}
-        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", f"{project} {release} sdist"],
-                     ["tag", release]):
-            subprocess.run(["git", *args], cwd=dest, env=env, check=True, capture_output=True)
-        base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=dest, capture_output=True, text=True).stdout.strip()
-        return repos, f"{release}@{base}"
-    return None
+        project = PROJECTS[task.repo]
+        if project not in files:
+            files[project] = sdist_files(project)
+        started = time.monotonic()
+        found = find_base(task, project, files[project], work, limit)
+        found["seconds"] = round(time.monotonic() - started, 1)
+        bases[task.instance_id] = found
+        store.write_text(json.dumps(bases, indent=1) + "\n")
+        what = (f"{found['release']} ({found['release_vs_task']} the task) {found['methods']}"
+                if found["reproducible"] else f"not reproducible; tried {found['tried']}")
+        print(f"{task.instance_id:36} {what}", flush=True)
+    return bases
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("lite", help="SWE-bench Lite rows (.jsonl)")
-    parser.add_argument("--repos", nargs="+", default=list(PROJECTS))
-    parser.add_argument("--max", type=int, default=None, help="at most this many tasks per repository")
-    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--dataset", action="append", type=Path, required=True)
+    parser.add_argument("--work", type=Path, required=True, help="downloads, rebuilt repos/, eval output")
+    parser.add_argument("--repo", action="append", default=[], help="only these repositories")
+    parser.add_argument("--instance-ids", nargs="+", default=[])
+    parser.add_argument("--per-version", type=int, default=None, help="sample this many tasks per version")
+    parser.add_argument("--candidates", type=int, default=4, help="releases tried per task")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=1800)
+    parser.add_argument("--no-noop", action="store_true")
+    parser.add_argument("--skip-eval", action="store_true", help="only look up the bases")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
-    os.environ.setdefault("ISSUEBENCH_HOME", tempfile.mkdtemp(prefix="ib-lite-"))
-    tasks = [t for t in load_tasks(args.lite) if t.repo in args.repos]
-    if args.max:
-        kept: list[Task] = []
-        for task in tasks:
-            if sum(t.repo == task.repo for t in kept) < args.max:
-                kept.append(task)
-        tasks = kept
-    rows, cache = [], {}
-    with tempfile.TemporaryDirectory(prefix="ib-lite-work-") as tmp:
-        work, downloads = Path(tmp) / "work", Path(tmp) / "dl"
-        for task in tasks:
-            start = time.monotonic()
-            found = rebuild_repo(task, PROJECTS[task.repo], work, downloads, cache)
-            if found is None:
-                rows.append({"instance_id": task.instance_id, "reproduced": False})
-                print(f"{task.instance_id:32} no release sdist of {task.version} takes its patches")
-                continue
-            repos, where = found
-            release, base = where.split("@")
-            task = task.model_copy(update={"base_commit": base, "environment_setup_commit": base})
-            ctx = build_context(output_dir=Path(tmp) / "out", run_id="lite", repos_dir=repos, timeout=900,
-                                use_cache=False)
-            gold = run_evaluation([task], [Prediction(instance_id=task.instance_id, model_name_or_path="gold",
-                                                      model_patch=task.patch)], ctx, workers=1).reports[0]
-            before = run_tests(task, None, ctx)
-            f2p_fail_before = before.status in (InstanceStatus.UNRESOLVED, InstanceStatus.RESOLVED) and all(
-                before.status_map.get(t) is None or before.status_map[t].value in ("FAILED", "ERROR")
-                for t in task.FAIL_TO_PASS)
-            row = {"instance_id": task.instance_id, "reproduced": True, "release": release,
-                   "gold_status": gold.status.value, "f2p_fail_without_fix": f2p_fail_before,
-                   "exclude_newer": gold.exclude_newer, "reason": gold.reason[:200],
-                   "seconds": round(time.monotonic() - start, 1)}
-            rows.append(row)
-            print(f"{task.instance_id:32} {release:8} gold={gold.status.value:14} "
-                  f"f2p-fails-before={f2p_fail_before!s:5} {row['seconds']:6.1f}s  {gold.reason[:80]}")
-    reproduced = [r for r in rows if r["reproduced"]]
-    resolved = [r for r in reproduced if r["gold_status"] == "resolved"]
-    print(f"\n{len(rows)} tasks; {len(reproduced)} reproducible from a release sdist; "
-          f"gold resolved {len(resolved)}/{len(reproduced)}; "
-          f"needs_network {sum(r['gold_status'] == 'needs_network' for r in reproduced)}; "
-          f"FAIL_TO_PASS failing without the fix {sum(r['f2p_fail_without_fix'] for r in reproduced)}/{len(reproduced)}")
+    args.work.mkdir(parents=True, exist_ok=True)
+
+    tasks: list[Task] = []
+    for path in args.dataset:
+        tasks += load_tasks(str(path))
+    tasks = [t for t in tasks if t.repo in (args.repo or PROJECTS)]
+    if args.instance_ids:
+        tasks = [t for t in tasks if t.instance_id in args.instance_ids]
+    tasks = sample(tasks, args.per_version)
+    bases = locate_bases(tasks, args.work, args.candidates)
+    rebuilt = [t.model_copy(update={"base_commit": bases[t.instance_id]["base"],
+                                    "environment_setup_commit": bases[t.instance_id]["base"]})
+               for t in tasks if bases[t.instance_id]["reproducible"]]
+    out = args.work / "out"
+    out.mkdir(exist_ok=True)
+    dataset = out / "tasks.jsonl"
+    dataset.write_text("".join(json.dumps(t.model_dump(mode="json", exclude_none=True)) + "\n" for t in rebuilt))
+    ids = [t.instance_id for t in rebuilt]
+    eval_args = argparse.Namespace(repos=args.work / "repos", output=out, workers=args.workers,
+                                   timeout=args.timeout, python_fallback="nearest")
+    wall: dict[str, float] = {}
+    if ids and not args.skip_eval:
+        wall["gold"] = run_eval(dataset, "gold", ids, eval_args, "sdist-gold")
+        if not args.no_noop:
+            preds = out / "noop.jsonl"
+            preds.write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": "noop",
+                                                 "model_patch": NOOP_PATCH}) + "\n" for i in ids))
+            wall["noop"] = run_eval(dataset, str(preds), ids, eval_args, "sdist-noop")
+    gold = read_results(out, "sdist-gold", "gold")
+    noop = read_results(out, "sdist-noop", "noop")
+    report = summarise(tasks, set(ids), gold, noop)
+    report["wall_seconds"] = {k: round(v, 1) for k, v in wall.items()}
+    report["bases"] = {t.instance_id: bases[t.instance_id] for t in tasks}
+    text = render(report).replace("| at_hand |", "| reproducible (sdist) |").replace(
+        "of the tasks at hand", "of the tasks reproducible from a release sdist")
+    methods = defaultdict(int)
+    lines = ["\nTasks not reproducible from a release sdist (no tried release takes both patches):"]
+    for t in tasks:
+        b = bases[t.instance_id]
+        if b["reproducible"]:
+            methods[f"{b['release_vs_task']} the task; {b['methods']}"] += 1
+        else:
+            lines.append(f"- {t.instance_id} ({t.version}): " + "; ".join(b["tried"])[:300])
+    text += "\n\nBases and apply methods of the reproducible tasks:\n" + "\n".join(
+        f"- {n} x release {k}" for k, n in sorted(methods.items(), key=lambda kv: -kv[1]))
+    if len(lines) > 1:
+        text += "\n" + "\n".join(lines)
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+        args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
 
 
 if __name__ == "__main__":
