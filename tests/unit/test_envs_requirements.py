@@ -100,3 +100,11 @@ def test_a_requirement_whose_releases_are_all_yanked_is_pinned_to_the_newest():
            " and you require types-pkg-resources, we can conclude that your requirements are unsatisfiable.\n")
     assert only_yanked(out) == "types-pkg-resources==0.1.3"
     assert only_yanked("error: No solution found") is None
+
+
+def test_an_unsatisfiable_requirement_is_named_from_the_resolver_output():
+    from issuebench.envs.dating import unsatisfiable_requirements
+
+    out = "And because you require h5py<3.dev0, we can conclude that your requirements are unsatisfiable."
+    assert unsatisfiable_requirements(out) == ["h5py"]
+    assert unsatisfiable_requirements("you require h5py<3") == []   # not a conclusion

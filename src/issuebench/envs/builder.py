@@ -52,6 +52,7 @@ from issuebench.envs.dating import (
     newest_pin_date,
     not_on_index,
     only_yanked,
+    unsatisfiable_requirements,
 )
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
 from issuebench.envs.requirements import (
@@ -395,11 +396,11 @@ class EnvBuilder:
                 log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
                 return
             except _StepFailed as exc:
-                absent = not_on_index(exc.output)
+                absent = not_on_index(exc.output) or unsatisfiable_requirements(exc.output)
                 if absent and drop_from_conda_files(argv, absent):
                     # conda environment files name conda-only packages (cdms2): not on the index.
                     log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
-                             "the package index does not have it")
+                             "the package index has no release of it that installs here")
                     continue
                 yanked = only_yanked(exc.output)
                 if yanked and yanked not in argv:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 NO_CUTOFF = "2100-01-01T00:00:00Z"
 _NOT_FOUND = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*) was not found in the package registry")
 _YANKED = re.compile(r"\b([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s,]+) was yanked")
+_REQUIRED = re.compile(r"\byou require ([A-Za-z0-9][A-Za-z0-9._-]*?)(?=[<>=!~\[,; ]|$)")
 _FAILED_BUILD = re.compile(r"Failed to (?:download and )?build `([A-Za-z0-9][A-Za-z0-9._-]*)==")
 _FILTERED = re.compile(r"`([A-Za-z0-9][A-Za-z0-9._-]*)` was filtered by `exclude-newer`")
 
@@ -68,6 +69,13 @@ def only_yanked(resolver_output: str) -> str | None:
         return None
     name, version = found[-1]
     return f"{name}=={version}"
+
+
+def unsatisfiable_requirements(resolver_output: str) -> list[str]:
+    """The requirements uv names when it concludes they cannot be satisfied."""
+    if "unsatisfiable" not in resolver_output:
+        return []
+    return list(dict.fromkeys(_REQUIRED.findall(resolver_output)))
 
 
 def failed_builds(resolver_output: str) -> list[str]:
