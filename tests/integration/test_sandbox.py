@@ -290,3 +290,12 @@ def test_unsandboxed_runner_still_enforces_limits(workspace: Path, monkeypatch, 
     if parent_dir("pids") is not None:  # with a pids cgroup even setsid children are found and killed
         assert processes_with(marker) == []
     assert leaked_cgroups() == []
+
+
+def test_host_cgroup_files_are_not_shown_to_the_run(sandbox, workspace: Path) -> None:
+    # pylint counts cpu.shares/1024 from these as the CPUs it has, and skips tests on a "1 CPU" host.
+    if not Path("/sys/fs/cgroup").is_dir() or not any(Path("/sys/fs/cgroup").iterdir()):
+        pytest.skip("this machine shows no cgroup files")
+    result = sandbox.run(["ls", "-A", "/sys/fs/cgroup"], workspace=workspace, limits=FAST)
+    assert result.output.split() == []
+    assert any(Path("/sys/fs/cgroup").iterdir())   # outside, they are there

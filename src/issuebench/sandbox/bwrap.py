@@ -80,6 +80,11 @@ def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], e
         # tmpfs pages are charged to the run's memory cgroup; the size caps them without one too.
         args += ["--size", str((limits.memory_mb or 4096) * 1024 * 1024)]
     args += ["--tmpfs", "/tmp"]
+    if Path("/sys/fs/cgroup").is_dir():
+        # The host's cgroup files describe the host's scheduling, not the run's: pylint reads a
+        # cgroup v1 cpu.shares of 1024 as "1 CPU" and skips its multiprocessing tests, which then
+        # go missing from the log. Under the reference's containers they are not there either.
+        args += ["--tmpfs", "/sys/fs/cgroup"]
     for path in hidden_dirs():
         args += ["--tmpfs", path]
     for bind in sorted(binds, key=lambda b: (b.dst or str(b.src)).count("/")):
