@@ -125,8 +125,7 @@ def markdown(results: list[dict], command: str) -> str:
                      f"| {'yes' if r['p2p_equal'] else 'no'} | {text} |")
     total = len(results)
     lines += ["", f"F2P equal: {sum(r['f2p_equal'] for r in results)}/{total}; "
-              f"P2P equal: {sum(r['p2p_equal'] for r in results)}/{total}; "
-              f"P2P equal up to named causes: {sum(r['f2p_equal'] for r in results)}/{total}", ""]
+              f"P2P equal: {sum(r['p2p_equal'] for r in results)}/{total}", ""]
     by_cause: dict[str, list[str]] = defaultdict(list)
     for r in results:
         for test, why in r["diffs"]:

@@ -124,6 +124,8 @@ def explain_dropped(before: list[TestStatusMap], after: list[TestStatusMap]) -> 
             kind = "flaky across repeats"
         elif name in broken:
             kind = "gold breaks it"
+        elif not any(name in run for run in after):
+            kind = "failing, and only in the before-runs"  # e.g. a parser's alias from a failure header
         elif post == {FAIL} and pre == {FAIL}:
             kind = "fails before and after"
         else:
