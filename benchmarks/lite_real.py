@@ -38,7 +38,7 @@ def at_hand(task: Task, repos: Path, cache: dict[str, Path | None]) -> bool:
     if task.repo not in cache:
         try:
             cache[task.repo] = find_repo(task.repo, repos, allow_clone=False)
-        except Exception:  # noqa: BLE001 - any failure means "not at hand"
+        except Exception:  # any failure means "not at hand"
             cache[task.repo] = None
     path = cache[task.repo]
     if path is None:
