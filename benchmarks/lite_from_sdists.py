@@ -103,9 +103,10 @@ def main() -> None:
                for t in tasks if bases[t.instance_id]["reproducible"]]
     out = args.work / "out"
     out.mkdir(exist_ok=True)
-    dataset = out / "tasks.jsonl"
-    dataset.write_text("".join(json.dumps(t.model_dump(mode="json", exclude_none=True)) + "\n" for t in rebuilt))
     ids = [t.instance_id for t in rebuilt]
+    # One dataset file per selection, so a lookup-only run never rewrites the file an eval reads.
+    dataset = out / f"tasks-{len(ids)}-{abs(hash(tuple(ids))) % 10**8}.jsonl"
+    dataset.write_text("".join(json.dumps(t.model_dump(mode="json", exclude_none=True)) + "\n" for t in rebuilt))
     eval_args = argparse.Namespace(repos=args.work / "repos", output=out, workers=args.workers,
                                    timeout=args.timeout, python_fallback="nearest")
     wall: dict[str, float] = {}

@@ -15,9 +15,11 @@ import hashlib
 import json
 import os
 import subprocess
+import tarfile
 import tempfile
 import urllib.request
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -133,6 +135,11 @@ def release_commit(repo: Path, f: SdistFile, sdist: Path) -> str:
         return _git(repo, "rev-parse", "--verify", "-q", f"refs/tags/{tag}^{{commit}}")
     except subprocess.CalledProcessError:
         pass
+    if not sdist.name.endswith(".zip"):
+        _fast_import(repo, f, sdist, tag)
+        sha = _git(repo, "rev-parse", f"refs/tags/{tag}^{{commit}}")
+        _git(repo, "update-ref", "refs/heads/main", sha)
+        return sha
     with tempfile.TemporaryDirectory(prefix="ib-sdist-") as tmp:
         tree = extract_sdist(sdist, Path(tmp) / "x")
         env = {**os.environ, **GIT_ID, "GIT_INDEX_FILE": str(Path(tmp) / "index"),
@@ -143,6 +150,40 @@ def release_commit(repo: Path, f: SdistFile, sdist: Path) -> str:
     _git(repo, "tag", tag, sha)
     _git(repo, "update-ref", "refs/heads/main", sha)
     return sha
+
+
+def _fast_import(repo: Path, f: SdistFile, sdist: Path, tag: str) -> None:
+    """Stream a tar sdist straight into one parentless commit on refs/tags/<tag>.
+
+    Several times faster than extracting and `git add`-ing thousands of files on a busy machine."""
+    when = int(datetime.fromisoformat(f.uploaded.replace("Z", "+00:00")).timestamp())
+    message = f"{f.filename} (release sdist)".encode()
+    proc = subprocess.Popen(["git", f"--git-dir={repo / '.git'}", "fast-import", "--quiet"],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    out = proc.stdin
+    out.write(f"commit refs/tags/{tag}\nauthor bench <bench@example.com> {when} +0000\n"
+              f"committer bench <bench@example.com> {when} +0000\ndata {len(message)}\n".encode() + message + b"\n")
+    with tarfile.open(sdist) as tf:
+        for member in tf:
+            parts = member.name.split("/", 1)
+            if len(parts) < 2 or not parts[1] or ".." in parts[1].split("/"):
+                continue
+            if member.issym():
+                mode, data = "120000", member.linkname.encode()
+            elif member.isfile():
+                mode = "100755" if member.mode & 0o111 else "100644"
+                data = tf.extractfile(member).read()  # type: ignore[union-attr]
+            else:
+                continue
+            out.write(f'M {mode} inline "{_quote(parts[1])}"\ndata {len(data)}\n'.encode() + data + b"\n")
+    out.close()
+    if proc.wait() != 0:
+        raise OSError(f"git fast-import failed for {sdist.name}: {proc.stderr.read().decode()[:200]}")  # type: ignore[union-attr]
+
+
+def _quote(path: str) -> str:
+    return path.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def patches_apply(repo: Path, sha: str, task: Task) -> tuple[bool, str]:
