@@ -52,6 +52,11 @@ def test_coverage_map_reports_tests_and_import_time_code():
     assert cmap.tests_for("m.py", 1, 4) is None  # runs at import: every test may see it
     assert cmap.tests_for("m.py", 5, 9) == set()
     assert CoverageMap.from_json(cmap.to_json()).lines == cmap.lines
+    # Code run while a test module is imported counts for that module's tests, not for all.
+    cmap.lines["m.py"][6] = {"collect:t2.py"}
+    everything = {"t::a", "t::b", "t2.py::c", "t2.py::K::d", "t3.py::e"}
+    assert cmap.tests_for("m.py", 6, 6, everything) == {"t2.py::c", "t2.py::K::d"}
+    assert cmap.tests_for("m.py", 4, 6, everything) == {"t::a", "t::b", "t2.py::c", "t2.py::K::d"}
 
 
 def test_yield_table_counts_statuses_per_generator_and_in_total():

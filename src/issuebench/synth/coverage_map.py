@@ -15,7 +15,8 @@ from pathlib import Path
 from issuebench import config
 from issuebench.synth.workbench import Workbench
 
-OUTSIDE = ""  # the context of code that ran outside any test (imports, collection)
+OUTSIDE = ""  # the context of code that ran outside any test and any test module's import
+COLLECT = "collect:"  # + a test module's node id: code run while that module was imported
 
 
 def numbits_to_lines(blob: bytes) -> list[int]:
@@ -28,14 +29,22 @@ class CoverageMap:
     # path (relative to the repository root) -> line -> node ids of the tests that ran it
     lines: dict[str, dict[int, set[str]]] = field(default_factory=dict)
 
-    def tests_for(self, path: str, first: int, last: int) -> set[str] | None:
-        """Tests that run any of lines first..last; None when code outside tests runs them too."""
+    def tests_for(self, path: str, first: int, last: int, all_tests: set[str] | None = None) -> set[str] | None:
+        """Tests that run any of lines first..last; None when code outside tests runs them too.
+
+        Code run while a test module is imported (module-level schemas, fixtures built at import)
+        counts for every test of that module, taken from `all_tests`; without it, for none.
+        """
         found: set[str] = set()
         for line, tests in self.lines.get(path, {}).items():
             if first <= line <= last:
                 found |= tests
         if OUTSIDE in found:
             return None
+        modules = {t[len(COLLECT):] for t in found if t.startswith(COLLECT)}
+        found = {t for t in found if not t.startswith(COLLECT)}
+        if modules and all_tests:
+            found |= {t for t in all_tests if t.split("::")[0] in modules}
         return found
 
     def to_json(self) -> dict:

@@ -94,7 +94,7 @@ def prepare(src: str | Path, opts: SynthOptions, progress: Progress = lambda _li
         progress(f"baseline: {len(base.passed)} passing tests, suite {base.suite_seconds:.1f}s")
         bench = run.bench()
         files = python_files(bench.ws, cmap)
-        ctx = SynthContext(root=bench.ws, commit=commit, files=files, covered=covered(files, cmap),
+        ctx = SynthContext(root=bench.ws, commit=commit, files=files, covered=covered(files, cmap, base.passed),
                            git_dir=source, client=opts.client, seed=opts.seed, options=opts.options)
     except BaseException:
         run.close()
@@ -123,7 +123,7 @@ def synthesize(src: str | Path, opts: SynthOptions, progress: Progress = lambda 
     return finish(run, opts, p.base_seconds, started)
 
 
-def covered(files: dict[str, str], cmap: coverage_map.CoverageMap) -> set[tuple[str, str]]:
+def covered(files: dict[str, str], cmap: coverage_map.CoverageMap, tests: set[str]) -> set[tuple[str, str]]:
     from issuebench.synth.source import functions
 
     found = set()
@@ -133,7 +133,7 @@ def covered(files: dict[str, str], cmap: coverage_map.CoverageMap) -> set[tuple[
         except SyntaxError:
             continue
         for fn in fns:
-            if cmap.tests_for(path, *fn.body_lines) != set():
+            if cmap.tests_for(path, *fn.body_lines, tests) != set():
                 found.add((path, fn.qualname))
     return found
 

@@ -52,7 +52,7 @@ def covering_tests(cand: Candidate, cmap: CoverageMap, baseline: Baseline) -> li
     """Passing tests that run the changed functions; None: the whole suite (code runs at import)."""
     found: set[str] = set()
     for path, _qual, first, last in cand.functions:
-        tests = cmap.tests_for(path, first, last)
+        tests = cmap.tests_for(path, first, last, baseline.passed)
         if tests is None:
             return None
         found |= tests

@@ -1,8 +1,10 @@
 """pytest plugin run inside the sandbox by `issuebench synth`: record which test executes which line.
 
 Loaded with `-p issuebench_covmap` from the scratch folder put on PYTHONPATH. Every test runs in
-its own coverage context named by its pytest node id; what runs outside a test (collection,
-imports) lands in the empty context. The data file goes next to this plugin.
+its own coverage context named by its pytest node id; what runs while a test module is imported
+is in the context `collect:<module node id>` (its tests may depend on it); what runs anywhere
+else outside a test (start-up, conftest imports) lands in the empty context. The data file goes
+next to this plugin.
 """
 
 import os
@@ -28,6 +30,16 @@ def pytest_runtest_protocol(item, nextitem):
         _cov.switch_context(item.nodeid)
     yield
     if _cov is not None:
+        _cov.switch_context("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    module = _cov is not None and isinstance(collector, pytest.Module)
+    if module:
+        _cov.switch_context("collect:" + collector.nodeid)
+    yield
+    if module:
         _cov.switch_context("")
 
 
