@@ -265,3 +265,22 @@ def test_tests_that_need_the_internet_are_named_and_not_fixed() -> None:
     diagnosis = diagnose(log)
     assert diagnosis is not None and diagnosis.kind == "needs_network"
     assert apply_rule(diagnosis, _plan(["pytest"]), RuleContext(tree=None, facts=Facts())) is None  # type: ignore[arg-type]
+
+
+def test_a_judging_run_cut_by_the_timeout_still_counts_the_tests_it_finished(tmp_path: Path) -> None:
+    from issuebench.setup.loop import _judge
+    from issuebench.setup.runner import Run
+
+    init_repo(tmp_path, {"tests/test_a.py": "def test_x():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    commands: list[str] = []
+
+    class _Runner:
+        def test(self, built: object, plan: Plan, command: str, what: str) -> Run:
+            commands.append(command)
+            return Run("test", log="tests/test_a.py::test_x PASSED  [ 50%]\ntests/test_a.py::test_y FAILED\n"
+                                   "tests/test_a.py::test_z \n[timeout] the run took over 480s")
+
+    run = _judge(_Runner(), None, _plan(["pytest"]), "pytest -rA tests", "whole suite", tree)  # type: ignore[arg-type]
+    assert commands == ["pytest -rA tests -v"]
+    assert run.statuses == {"tests/test_a.py::test_x": "PASSED", "tests/test_a.py::test_y": "FAILED"}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.errors import IssuebenchError
-from issuebench.models import EnvSpec
+from issuebench.models import EnvSpec, TestStatus
 from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.memory import RecipeMemory
@@ -246,12 +246,20 @@ _KEEP_GOING = " --continue-on-collection-errors"
 def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:
     """Run a judging command; a pytest older than 3.0 does not know --continue-on-collection-errors,
     so it runs again without it. Only results of the repository's own test files count."""
+    if plan.runner == "pytest" and " -v" not in f" {command} ":
+        command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
     run = runner.test(built, plan, command, what)
     if _KEEP_GOING in command and "unrecognized arguments" in run.log and _KEEP_GOING.strip() in run.log:
         run = runner.test(built, plan, command.replace(_KEEP_GOING, ""), what)
     if plan.runner == "pytest":
+        if not run.statuses and "\n[timeout]" in run.log:
+            run.statuses = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))}
         run.statuses = counted_here(run.statuses, tree)
     return run
+
+
+# `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
+_VERBOSE_LINE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b", re.MULTILINE)
 
 
 def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
