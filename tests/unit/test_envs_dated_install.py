@@ -74,3 +74,13 @@ def test_a_direct_dependency_held_years_behind_the_date_gets_a_floor(monkeypatch
     assert dated_install.held_back(compiled, ["numba", "numpy>=1.16"], "2023-10-03T14:31:47Z") == ["numba>=0.56.3"]
     # A release of the date's own year is no sign of anything.
     assert dated_install.held_back("numba==0.58.0\n", ["numba"], "2023-10-03T14:31:47Z") == []
+
+
+def test_a_dependency_the_project_pins_or_caps_is_never_given_a_floor(monkeypatch):
+    from issuebench.envs import dated_install
+
+    times = {"docutils": {"0.15.2": "2019-07-30T00:00:00Z", "0.20": "2023-05-04T00:00:00Z"}}
+    monkeypatch.setattr("issuebench.envs.release_dates.upload_times", lambda name: times.get(name, {}))
+    assert dated_install.held_back("docutils==0.15.2\n", ["docutils==0.15.2"], "2023-10-03T14:31:47Z") == []
+    assert dated_install.held_back("docutils==0.15.2\n", ["docutils<0.16"], "2023-10-03T14:31:47Z") == []
+    assert dated_install.held_back("docutils==0.15.2\n", ["docutils"], "2023-10-03T14:31:47Z") == ["docutils>=0.20"]

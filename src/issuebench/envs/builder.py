@@ -555,6 +555,9 @@ class EnvBuilder:
         floors = held_back(compiled, declared, str(spec.exclude_newer))
         if floors:
             fresher = self._resolve_dated(spec, venv, log, [*declared, *pins, *floors])
+            if fresher is None and len(floors) > 1:   # keep the floors that fit on their own
+                floors = [f for f in floors if self._resolve_dated(spec, venv, log, [*declared, *pins, f])]
+                fresher = self._resolve_dated(spec, venv, log, [*declared, *pins, *floors]) if floors else None
             if fresher is not None:
                 compiled = fresher
                 log.note(f"# cutoff: {', '.join(floors)} asked for: the first resolution held them years behind "

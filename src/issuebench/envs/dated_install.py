@@ -147,12 +147,16 @@ def held_back(compiled: str, direct: Sequence[str], cutoff: str) -> list[str]:
 
     from issuebench.envs.release_dates import upload_times
 
-    names = set()
+    names, capped = set(), set()
     for text in direct:
         try:
-            names.add(canonicalize_name(Requirement(text.split(" ; ")[0]).name))
+            req = Requirement(text.split(" ; ")[0])
         except InvalidRequirement:
             continue
+        names.add(canonicalize_name(req.name))
+        if any(spec.operator in ("==", "===", "<", "<=", "~=") for spec in req.specifier):
+            capped.add(canonicalize_name(req.name))   # held back on purpose: the project's own word
+    names -= capped
     when = datetime.fromisoformat(cutoff.replace("Z", "+00:00"))
     stale_before = (when - timedelta(days=STALE_DAYS)).isoformat()
     recent_after = (when - timedelta(days=RECENT_DAYS)).isoformat()
