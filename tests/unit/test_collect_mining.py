@@ -158,7 +158,7 @@ def test_collect_builds_rows_from_prs_only_by_default(repo: Repo) -> None:
     assert pr.created_at == "2021-03-04T03:06:07Z"
     assert pr.version == "2.7" and pr.environment_setup_commit
     table = result.table.to_dict()
-    assert table["stages"]["commits scanned"] == 5
+    assert table["stages"]["commits scanned"] == 7  # the whole graph: branch commits too
     assert table["stages"]["candidates"] == 3 and table["stages"]["with tests"] == 2
     assert table["rejected"] == {"no test change": 1}
 

@@ -8,12 +8,21 @@ nothing to validate, without a code change there is nothing to solve.
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from typing import Literal
 
 from issuebench.collect.history import Commit
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
 SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
@@ -91,15 +100,44 @@ def changes_tests_and_code(files: Sequence[str], is_test: PathPredicate) -> tupl
 _DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$")
 
 
-def split_diff(diff_text: str, is_test: PathPredicate) -> tuple[str, str]:
-    """Split a git diff into (code patch, test patch) file by file, in the original order."""
+@functools.cache
+def _left_out_rules() -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
+    data = tomllib.loads(resources.files("issuebench.collect").joinpath("data/left_out_paths.toml")
+                         .read_text())
+    return (tuple(n.lower() for n in data["names"]), frozenset(data["dirs"]), frozenset(data["doc_dirs"]))
+
+
+def left_out_by_reference(path: str) -> bool:
+    """A changelog, news fragment, authors list or documentation page: the reference's gold
+    patches carry none of them (they cannot make a test pass, and would not apply cleanly to
+    another base)."""
+    names, dirs, doc_dirs = _left_out_rules()
+    parts = path.split("/")
+    if any(fnmatch.fnmatchcase(parts[-1].lower(), glob) for glob in names):
+        return not parts[-1].endswith(".py")
+    if any(part.lower() in dirs for part in parts[:-1]):
+        return True
+    return any(part.lower() in doc_dirs for part in parts[:-1]) and not parts[-1].endswith(".py")
+
+
+def split_diff(diff_text: str, is_test: PathPredicate, *,
+               keep_left_out: bool = True) -> tuple[str, str]:
+    """Split a git diff into (code patch, test patch) file by file, in the original order;
+    without keep_left_out, non-test files the reference leaves out go nowhere."""
     code: list[str] = []
     tests: list[str] = []
+    dropped: list[str] = []
     target = code
     for line in diff_text.splitlines(keepends=True):
         header = _DIFF_HEADER.match(line.rstrip("\n"))
         if header:
-            target = tests if is_test(header.group(2)) or is_test(header.group(1)) else code
+            old, new = header.group(1), header.group(2)
+            if is_test(new) or is_test(old):
+                target = tests
+            elif not keep_left_out and left_out_by_reference(new) and left_out_by_reference(old):
+                target = dropped
+            else:
+                target = code
         target.append(line)
     return "".join(code), "".join(tests)
 

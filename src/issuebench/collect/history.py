@@ -109,6 +109,121 @@ def _unquote(path: str) -> str:
     return path
 
 
+@dataclass(frozen=True)
+class Node:
+    """A commit of the graph: parents and times (epoch seconds) are all the base rules need."""
+
+    parents: tuple[str, ...]
+    author_time: int
+    commit_time: int
+
+
+_GRAPH_FORMAT = f"{_RS}%H{_US}%P{_US}%aI{_US}%cI{_US}%at{_US}%ct{_US}%ae{_US}%s{_US}%b"
+
+
+@dataclass
+class Graph:
+    """Every commit reachable from the walked refs, newest first, in one `git log`."""
+
+    commits: list[Commit]
+    nodes: dict[str, Node]
+    emails: dict[str, str]
+
+    def first_parent_line(self, tip: str) -> list[str]:
+        line: list[str] = []
+        sha: str | None = tip
+        while sha is not None and sha in self.nodes:
+            line.append(sha)
+            parents = self.nodes[sha].parents
+            sha = parents[0] if parents else None
+        return line
+
+
+def walk_graph(repo_dir: Path, revs: list[str], *, since: str | None = None,
+               until: str | None = None) -> Graph:
+    """All commits reachable from `revs` (not only the main line: pull requests merged into
+    maintenance branches live off it), without file lists: the diffs come later, batched."""
+    argv = ["log", f"--format={_GRAPH_FORMAT}", "--no-color", "--topo-order"]
+    argv += [f"--since={since}"] if since else []
+    argv += [f"--until={until}"] if until else []
+    out = git(repo_dir, *argv, *revs, "--")
+    commits: list[Commit] = []
+    nodes: dict[str, Node] = {}
+    emails: dict[str, str] = {}
+    for record in out.split(_RS):
+        if not record:
+            continue
+        sha, parents, adate, cdate, at, ct, email, subject, body = record.split(_US, 8)
+        parent_t = tuple(parents.split())
+        commits.append(Commit(sha=sha, parents=parent_t, author_date=adate, commit_date=cdate,
+                              subject=subject, body=body.strip()))
+        nodes[sha] = Node(parent_t, int(at), int(ct))
+        emails[sha] = email
+    return Graph(commits, nodes, emails)
+
+
+def walked_refs(repo_dir: Path) -> list[str]:
+    """HEAD, every branch and every tag: release tags keep maintenance branches that were
+    deleted after their last release reachable (sympy's 1.7 lives on only in its tags)."""
+    out = git(repo_dir, "for-each-ref", "--format=%(objectname) %(objecttype) %(*objectname)",
+              "refs/heads", "refs/tags", check=False)
+    revs = ["HEAD"]
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[1] == "commit":
+            revs.append(parts[0])
+        elif len(parts) == 3 and parts[1] == "tag":
+            revs.append(parts[2])  # an annotated tag: the commit it points to
+    return list(dict.fromkeys(revs))
+
+
+def pull_heads(repo_dir: Path) -> dict[int, str]:
+    """refs/pull/N/head -> sha, the pull requests' own heads a GitHub mirror carries."""
+    out = git(repo_dir, "for-each-ref", "--format=%(refname) %(objectname)", "refs/pull", check=False)
+    heads: dict[int, str] = {}
+    for line in out.splitlines():
+        ref, _, sha = line.partition(" ")
+        parts = ref.split("/")
+        if len(parts) == 4 and parts[3] == "head" and parts[2].isdigit():
+            heads[int(parts[2])] = sha
+    return heads
+
+
+def batch_diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = False) -> list[str]:
+    """The diff of each (from, to) pair, from ONE `git diff-tree --stdin`.
+
+    A line "to from" makes diff-tree diff `to` against `from`; with --always each pair prints
+    its `to` sha even when the diff is empty, which is how the output is cut back into pairs.
+    Renames are detected as the reference's diffs (GitHub's) show them.
+    """
+    if not pairs:
+        return []
+    stdin = "".join(f"{new} {old}\n" for old, new in pairs)
+    form = ["--name-only"] if names_only else ["-p", "--binary", "--full-index"]
+    out = git(repo_dir, "diff-tree", "--stdin", "-r", *form, "-M", "--always", "--no-color", "--no-ext-diff",
+              input_text=stdin)
+    diffs: list[str] = []
+    current: list[str] | None = None
+    expected = iter(new for _, new in pairs)
+    want = next(expected)
+    for line in out.splitlines(keepends=True):
+        # A 40-hex line never occurs inside a diff (binary hunk lines are 36 or 41 chars long).
+        if want is not None and line.rstrip("\n") == want:
+            if current is not None:
+                diffs.append("".join(current))
+            current = []
+            want = next(expected, None)
+            continue
+        if current is not None:
+            current.append(line)
+    if current is not None:
+        diffs.append("".join(current))
+    if len(diffs) != len(pairs):
+        raise IssuebenchError(f"git diff-tree answered {len(diffs)} of {len(pairs)} diffs in {repo_dir}",
+                              hint="check that the repository is complete (not shallow)")
+    return diffs
+
+
 def commit_diff(repo_dir: Path, base: str, head: str) -> str:
     """The full diff base..head, in the form `git apply` and the harness expect."""
     return git(repo_dir, "diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary",

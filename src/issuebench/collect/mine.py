@@ -14,13 +14,13 @@ from pydantic import ValidationError
 from issuebench import config
 from issuebench.collect import pipeline as P
 from issuebench.collect.candidates import (
-    Candidate,
     changes_tests_and_code,
-    detect_candidate,
+    left_out_by_reference,
     split_diff,
     test_predicate,
 )
-from issuebench.collect.history import branch_commits_dates, commit_diff, git, walk_history
+from issuebench.collect.history import Commit, batch_diffs, git, pull_heads, walk_graph, walked_refs
+from issuebench.collect.pulls import find_pulls
 from issuebench.collect.statements import (
     GitHubClient,
     GitHubError,
@@ -52,6 +52,9 @@ class CollectOptions:
     require_issue: bool = False
     github_api: str | None = None
     recipe: Path | None = None
+    # Keep changelogs, news fragments, authors lists and doc pages in the gold patch (the
+    # reference leaves them out).
+    keep_changelog: bool = False
     # Build environments per version group with issuebench.setup when no recipe is given.
     run_setup: bool = True
     progress: Callable[[str], None] | None = field(default=None, repr=False)
@@ -127,6 +130,29 @@ def utc_iso(date: str) -> str:
     return datetime.fromisoformat(date).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@dataclass
+class _Plan:
+    """One candidate before its diff: what lands, where its gold diff starts and ends."""
+
+    kind: str  # merge | squash | rebase | commit
+    pr_number: int | None
+    commit: Commit  # the landing commit (or the plain commit)
+    base_commit: str
+    diff_from: str
+    diff_to: str
+    created_at: str
+    created_at_source: str
+    base_source: str
+    pull: dict | None = None
+
+    @property
+    def label(self) -> str:
+        return str(self.pr_number) if self.pr_number is not None else self.commit.sha[:10]
+
+
+_BATCH = 400  # candidates per `git diff-tree --stdin` process: bounds memory, not speed
+
+
 def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectResult:
     opts = options or CollectOptions()
     repo_dir = resolve_repo(str(repo))
@@ -134,25 +160,37 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     is_test = test_predicate(opts.test_paths)
     client = GitHubClient.from_env(opts.github_api)
     table = P.PipelineTable()
+    plans = _plans(repo_dir, opts, table)
     tasks: list[Task] = []
-    for commit in walk_history(repo_dir, since=opts.since, until=opts.until):
-        table.add("commits scanned")
-        candidate = detect_candidate(commit, include_commits=opts.include_commits)
-        if candidate is None:
-            continue
-        table.add("candidates")
-        has_test, has_code = changes_tests_and_code(commit.files, is_test)
-        if not (has_test and has_code):
-            table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
-            continue
-        table.add("with tests")
-        task = _build_task(repo_dir, name, candidate, is_test, client, opts.require_issue, table)
-        if task is None:
-            continue
-        table.add("with statement")
-        tasks.append(task)
-        if opts.progress:
-            opts.progress(task.instance_id)
+    for start in range(0, len(plans), _BATCH):
+        chunk = plans[start:start + _BATCH]
+        # File lists first (cheap), full diffs only for candidates with tests and code.
+        names = batch_diffs(repo_dir, [(p.diff_from, p.diff_to) for p in chunk], names_only=True)
+        kept: list[_Plan] = []
+        for plan, listing in zip(chunk, names, strict=True):
+            table.add("candidates")
+            files = [line for line in listing.splitlines() if line]
+            has_test, has_code = changes_tests_and_code(
+                [f for f in files if is_test(f) or opts.keep_changelog or not left_out_by_reference(f)],
+                is_test)
+            if not (has_test and has_code):
+                table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
+                continue
+            table.add("with tests")
+            if client is not None and plan.pr_number is not None:
+                _from_api(repo_dir, name, plan, client)
+            kept.append(plan)
+        diffs = batch_diffs(repo_dir, [(p.diff_from, p.diff_to) for p in kept])
+        for plan, diff in zip(kept, diffs, strict=True):
+            task = _build_task(name, plan, diff, is_test, client, opts, table)
+            if task is None:
+                continue
+            table.add("with statement")
+            tasks.append(task)
+            if opts.progress:
+                opts.progress(task.instance_id)
+            if opts.max_tasks is not None and len(tasks) >= opts.max_tasks:
+                break
         if opts.max_tasks is not None and len(tasks) >= opts.max_tasks:
             break
     tasks.reverse()  # oldest first, as datasets are usually ordered
@@ -161,62 +199,124 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     return CollectResult(tasks, table, repo_dir, name)
 
 
-def _build_task(repo_dir: Path, name: str, cand: Candidate, is_test, client: GitHubClient | None,
-                require_issue: bool, table: P.PipelineTable) -> Task | None:
-    diff = commit_diff(repo_dir, cand.base_commit, cand.commit.sha)
-    patch, test_patch = split_diff(diff, is_test)
+def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> list[_Plan]:
+    """Every merged pull request of every branch and tag (and, with --commits, every other
+    main-line commit), newest landing first."""
+    revs = walked_refs(repo_dir)
+    graph = walk_graph(repo_dir, revs, since=opts.since, until=opts.until)
+    table.add("commits scanned", len(graph.commits))
+    if not graph.commits:
+        return []
+    head = git(repo_dir, "rev-parse", "HEAD", check=False).strip()
+    main_line = graph.first_parent_line(head)
+    plans: list[_Plan] = []
+    landed: set[str] = set()
+    for pull in find_pulls(repo_dir, graph, pull_heads(repo_dir), set(main_line), revs):
+        landed.add(pull.landing.sha)
+        created = (utc_iso_epoch(pull.first_author_time) if pull.first_author_time is not None
+                   else utc_iso(pull.landing.author_date))
+        plans.append(_Plan(pull.kind, pull.number, pull.landing, pull.base_commit, pull.diff_from,
+                           pull.head or pull.landing.sha, created, "first commit of the pull request",
+                           pull.base_rule))
+    if opts.include_commits:
+        by_sha = {c.sha: c for c in graph.commits}
+        for sha in main_line:
+            commit = by_sha[sha]
+            if sha in landed or not commit.parents or commit.is_merge:
+                continue
+            plans.append(_Plan("commit", None, commit, commit.parents[0], commit.parents[0], sha,
+                               utc_iso(commit.author_date), "commit", "first parent"))
+    times = {c.sha: i for i, c in enumerate(graph.commits)}  # topological, newest first
+    plans.sort(key=lambda p: times[p.commit.sha])
+    return plans
+
+
+def _from_api(repo_dir: Path, name: str, plan: _Plan, client: GitHubClient) -> None:
+    """With the API: the pull request's own base.sha and created_at, as the reference takes them."""
+    try:
+        pull = client.pull(name, plan.pr_number) if plan.pr_number is not None else None
+    except GitHubError:
+        return  # the API went away mid-run: the offline estimate stands
+    if not pull:
+        return
+    plan.pull = pull
+    base = (pull.get("base") or {}).get("sha")
+    head = (pull.get("head") or {}).get("sha")
+    if head and _has_commit(repo_dir, head):
+        plan.diff_to = head
+    if base and _has_commit(repo_dir, base):
+        plan.base_commit = base
+        plan.base_source = "pull request base.sha"
+        merge_base = git(repo_dir, "merge-base", base, plan.diff_to, check=False).strip()
+        plan.diff_from = merge_base or base
+    if pull.get("created_at"):
+        plan.created_at = utc_iso(str(pull["created_at"]).replace("Z", "+00:00"))
+        plan.created_at_source = "pull request"
+
+
+def _has_commit(repo_dir: Path, sha: str) -> bool:
+    import subprocess
+    return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=repo_dir,
+                          capture_output=True, check=False).returncode == 0
+
+
+def utc_iso_epoch(seconds: int) -> str:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient | None,
+                opts: CollectOptions, table: P.PipelineTable) -> Task | None:
+    patch, test_patch = split_diff(diff, is_test, keep_left_out=opts.keep_changelog)
     if not test_patch.strip():
         table.reject(P.NO_TEST_CHANGE)
         return None
     if not patch.strip():
         table.reject(P.NO_CODE_CHANGE)
         return None
-    statement = _statement(repo_dir, name, cand, client, patch, test_patch)
-    if require_issue and statement.problem_source != "issue":
+    statement = _statement(name, plan, client, patch, test_patch)
+    if opts.require_issue and statement.problem_source != "issue":
         table.reject(P.NO_LINKED_ISSUE)
         return None
     table.problem_sources[statement.problem_source] += 1
     return Task(
-        instance_id=f"{name.replace('/', '__')}-{cand.label}",
+        instance_id=f"{name.replace('/', '__')}-{plan.label}",
         repo=name,
-        base_commit=cand.base_commit,
+        base_commit=plan.base_commit,
         patch=patch,
         test_patch=test_patch,
         problem_statement=statement.problem_statement,
         hints_text=statement.hints_text,
-        created_at=utc_iso(cand.commit.author_date),
+        created_at=plan.created_at,
         problem_source=statement.problem_source,
-        commit=cand.commit.sha,
-        **({"pull_number": cand.pr_number} if cand.pr_number is not None else {}),
+        created_at_source=plan.created_at_source,
+        base_commit_source=plan.base_source,
+        commit=plan.commit.sha,
+        **({"pull_number": plan.pr_number} if plan.pr_number is not None else {}),
+        **({"merge_kind": plan.kind} if plan.pr_number is not None else {}),
         **({"issue_numbers": statement.issue_numbers} if statement.issue_numbers else {}),
     )
 
 
-def _statement(repo_dir: Path, name: str, cand: Candidate, client: GitHubClient | None,
-               patch: str, test_patch: str) -> Statement:
-    message = cand.commit.message
-    if client is not None and cand.kind != "commit":
+def _statement(name: str, plan: _Plan, client: GitHubClient | None, patch: str,
+               test_patch: str) -> Statement:
+    message = plan.commit.message
+    if client is not None and plan.kind != "commit":
         texts = [message]
         try:
-            pull = client.pull(name, cand.pr_number) if cand.pr_number is not None else None
+            pull = plan.pull
+            if pull is None and plan.pr_number is not None:
+                pull = client.pull(name, plan.pr_number)
             if pull:
                 texts.append(f"{pull.get('title') or ''}\n{pull.get('body') or ''}")
             numbers = linked_issues("\n".join(texts), name)
             if numbers:
-                stmt = statement_from_issues(client, name, numbers, _first_commit_date(repo_dir, cand))
+                stmt = statement_from_issues(client, name, numbers, plan.created_at)
                 if stmt is not None:
                     return stmt
         except GitHubError:
             pass  # the API went away mid-run: the message still makes a statement
-    return fallback_statement(message, kind=cand.kind, patch=patch, test_patch=test_patch)
-
-
-def _first_commit_date(repo_dir: Path, cand: Candidate) -> str:
-    if cand.kind == "merge":
-        dates = branch_commits_dates(repo_dir, cand.base_commit, cand.commit.parents[1])
-        if dates:
-            return dates[0]
-    return cand.commit.author_date
+    return fallback_statement(message, kind=plan.kind if plan.kind == "commit" else "merge",
+                              patch=patch, test_patch=test_patch)
 
 
 def _attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
