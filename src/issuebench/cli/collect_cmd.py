@@ -60,13 +60,17 @@ def collect_command(
     recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file of EnvSpec fields) "
                                 "for every task."),
     no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
+    keep_changelog: bool = typer.Option(False, "--keep-changelog", help="Keep changelogs, news fragments, "
+                                        "authors lists and doc pages in the gold patch (the reference "
+                                        "leaves them out)."),
 ) -> None:
     """Mine candidate tasks (merged PRs, or commits) that change both tests and code."""
     from issuebench.collect import CollectOptions, collect
 
     opts = CollectOptions(since=since, until=until, max_tasks=max_tasks, include_commits=commits,
                           test_paths=tuple(test_paths or ()), repo_name=name, require_issue=require_issue,
-                          github_api=github_api, recipe=recipe, run_setup=not no_setup)
+                          github_api=github_api, recipe=recipe, run_setup=not no_setup,
+                          keep_changelog=keep_changelog)
     result = collect(repo, opts)
     write_tasks(output, result.tasks)
     result.table.write(P.table_path_for(output))

@@ -55,6 +55,8 @@ class CollectOptions:
     # Keep changelogs, news fragments, authors lists and doc pages in the gold patch (the
     # reference leaves them out).
     keep_changelog: bool = False
+    # Read `version` per task (one lookup per distinct release, but several git calls each).
+    versions: bool = True
     # Build environments per version group with issuebench.setup when no recipe is given.
     run_setup: bool = True
     progress: Callable[[str], None] | None = field(default=None, repr=False)
@@ -194,7 +196,8 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
         if opts.max_tasks is not None and len(tasks) >= opts.max_tasks:
             break
     tasks.reverse()  # oldest first, as datasets are usually ordered
-    assign_versions(repo_dir, tasks)
+    if opts.versions:
+        assign_versions(repo_dir, tasks)
     _attach_environments(repo_dir, tasks, opts, table)
     return CollectResult(tasks, table, repo_dir, name)
 
