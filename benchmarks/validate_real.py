@@ -10,7 +10,7 @@ The lists validate finds are then compared with the official ones: FAIL_TO_PASS 
 every PASS_TO_PASS difference is named with its cause, read from validate's own per-run outcomes
 (`<output>.runs.jsonl`): flaky across repeats, skipped or xfail, fails before and after, not in
 our runs at all (a test the reference's parser saw that ours does not), ...
-`--compare-only` recomputes the table from an earlier run's files.
+`--compare-only` recomputes the table from an earlier run's files (`--also DIR`: and another's).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def cause(test: str, seen: dict | None, official_side: str) -> str:
 def compare(rows: dict[str, dict], args: argparse.Namespace) -> list[dict]:
     found: dict[str, dict] = {}
     seen: dict[str, dict] = {}
-    for path in args.output.glob("*.tasks.jsonl"):
+    for path in [p for folder in (args.output, *args.also) for p in sorted(folder.glob("*.tasks.jsonl"))]:
         for line in path.read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
@@ -107,7 +107,8 @@ def compare(rows: dict[str, dict], args: argparse.Namespace) -> list[dict]:
             diffs.append((test, "P2P missing: " + cause(test, record, "P2P")))
         for test in sorted(our_p2p - off_p2p):
             diffs.append((test, "P2P extra: " + ("official F2P" if test in off_f2p else "not in official lists")))
-        results.append({"instance_id": iid, "kept": bool(ours), "reason": record["reason"] if record else "not run",
+        results.append({"instance_id": iid, "kept": bool(ours),
+                        "runs": f"{len(record['before'])}+{len(record['after'])}" if record else "-", "reason": record["reason"] if record else "not run",
                         "f2p_equal": bool(ours) and our_f2p == off_f2p, "p2p_equal": bool(ours) and our_p2p == off_p2p,
                         "official": (len(off_f2p), len(off_p2p)), "ours": (len(our_f2p), len(our_p2p)),
                         "diffs": diffs})
@@ -115,12 +116,13 @@ def compare(rows: dict[str, dict], args: argparse.Namespace) -> list[dict]:
 
 
 def markdown(results: list[dict], command: str) -> str:
-    lines = [f"`{command}`", "", "| row | kept | F2P official/ours | F2P equal | P2P official/ours | P2P equal |"
-             " differences by cause |", "|---|---|---:|---|---:|---|---|"]
+    lines = [f"`{command}`", "", "| row | kept | runs before+after | F2P official/ours | F2P equal | P2P official/ours | P2P equal |"
+             " differences by cause |", "|---|---|---|---:|---|---:|---|---|"]
     for r in results:
         causes = Counter(c for _, c in r["diffs"])
         text = "; ".join(f"{n} {c}" for c, n in causes.most_common()) or "-"
-        lines.append(f"| {r['instance_id']} | {'yes' if r['kept'] else r['reason']} | {r['official'][0]}/{r['ours'][0]} "
+        lines.append(f"| {r['instance_id']} | {'yes' if r['kept'] else r['reason']} | {r['runs']} "
+                     f"| {r['official'][0]}/{r['ours'][0]} "
                      f"| {'yes' if r['f2p_equal'] else 'no'} | {r['official'][1]}/{r['ours'][1]} "
                      f"| {'yes' if r['p2p_equal'] else 'no'} | {text} |")
     total = len(results)
@@ -145,6 +147,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--instance-ids", nargs="+", default=DEFAULT_IDS)
     parser.add_argument("--compare-only", action="store_true")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="Another run's --output folder to read (rows validated in separate runs).")
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     args.output.mkdir(parents=True, exist_ok=True)
@@ -157,8 +161,7 @@ def main() -> int:
         for repo, repo_rows in by_repo.items():
             seconds = run_validate(repo, repo_rows, args)
             print(f"{repo}: {len(repo_rows)} row(s) validated in {seconds:.0f}s", flush=True)
-    command = (f"benchmarks/validate_real.py --repeats {args.repeats} "
-               f"--instance-ids {' '.join(sorted(rows))}")
+    command = f"benchmarks/validate_real.py --instance-ids {' '.join(sorted(rows))}"
     text = markdown(compare(rows, args), command)
     print(text)
     if args.markdown:
