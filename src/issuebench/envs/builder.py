@@ -328,6 +328,9 @@ class EnvBuilder:
         # Never let the caller's project (its pyproject.toml, uv.toml) steer an env build.
         env["UV_NO_PROJECT"] = "1"
         env["UV_NO_CONFIG"] = "1"
+        # Builds of the same sdist by parallel env builds wait for each other; uv's default of
+        # 300 s is shorter than one scientific package's build on a loaded machine.
+        env.setdefault("UV_LOCK_TIMEOUT", "3600")
         if self.offline:
             env["UV_OFFLINE"] = "1"
         return env
