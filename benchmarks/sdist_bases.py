@@ -208,9 +208,12 @@ def patches_apply(repo: Path, sha: str, task: Task) -> tuple[bool, str]:
 
 
 def find_base(task: Task, project: str, files: list[SdistFile], work: Path, limit: int) -> dict:
-    """Try the task's candidate releases in order; the first both patches apply to is its base."""
+    """Try the task's candidate releases in order; the first both patches apply to exactly is its
+    base. A fuzzed application is kept only when no candidate takes both exactly: fuzz can land a
+    hunk in the wrong place (seen: a test file left with an IndentationError)."""
     repo = work / "repos" / task.repo.replace("/", "__")
-    tried = []
+    tried: list[str] = []
+    fuzzy: dict | None = None
     for f in candidates(files, task.version or "", task.created_at, limit):
         try:
             sha = release_commit(repo, f, download(f, work / "downloads" / project))
@@ -219,9 +222,11 @@ def find_base(task: Task, project: str, files: list[SdistFile], work: Path, limi
             continue
         ok, how = patches_apply(repo, sha, task)
         when = "before" if _iso(f.uploaded) < _iso(task.created_at or "9999") else "after"
-        if ok:
-            return {"reproducible": True, "release": str(f.version), "base": sha, "methods": how,
-                    "release_vs_task": when, "tried": tried}
+        found = {"reproducible": True, "release": str(f.version), "base": sha, "methods": how,
+                 "release_vs_task": when, "tried": list(tried)}
+        if ok and "(fuzz)" not in how:
+            return found
+        if ok and fuzzy is None:
+            fuzzy = found
         tried.append(f"{f.version} ({when}): {how}")
-    return {"reproducible": False, "tried": tried}
-
+    return fuzzy or {"reproducible": False, "tried": tried}
