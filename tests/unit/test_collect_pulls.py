@@ -140,3 +140,15 @@ def test_with_the_api_base_and_created_at_are_the_pull_requests(repo: Repo, api:
     assert task.created_at == "2021-04-03T10:00:00Z"
     assert task.model_extra["created_at_source"] == "pull request"
     assert "other.txt" not in task.patch  # diffed from the merge-base of base and head
+
+
+def test_versions_along_the_main_line_are_read_by_bisection() -> None:
+    from issuebench.collect.versions import _bisect
+
+    shas = [f"c{i}" for i in range(200)]
+    truth = {sha: ("1.0" if i < 70 else "1.1" if i < 150 else "2.0") for i, sha in enumerate(shas)}
+    calls: list[str] = []
+    out: dict[str, str | None] = {}
+    _bisect(shas, out, lambda sha: calls.append(sha) or truth[sha])
+    assert out == truth
+    assert len(calls) <= 25  # a few per release, not one per base

@@ -162,7 +162,7 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     is_test = test_predicate(opts.test_paths)
     client = GitHubClient.from_env(opts.github_api)
     table = P.PipelineTable()
-    plans = _plans(repo_dir, opts, table)
+    plans, main_line = _plans(repo_dir, opts, table)
     tasks: list[Task] = []
     for start in range(0, len(plans), _BATCH):
         chunk = plans[start:start + _BATCH]
@@ -197,19 +197,19 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
             break
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
-        assign_versions(repo_dir, tasks)
+        assign_versions(repo_dir, tasks, main_line)
     _attach_environments(repo_dir, tasks, opts, table)
     return CollectResult(tasks, table, repo_dir, name)
 
 
-def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> list[_Plan]:
+def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> tuple[list[_Plan], list[str]]:
     """Every merged pull request of every branch and tag (and, with --commits, every other
     main-line commit), newest landing first."""
     revs = walked_refs(repo_dir)
     graph = walk_graph(repo_dir, revs, since=opts.since, until=opts.until)
     table.add("commits scanned", len(graph.commits))
     if not graph.commits:
-        return []
+        return [], []
     head = git(repo_dir, "rev-parse", "HEAD", check=False).strip()
     main_line = graph.first_parent_line(head)
     plans: list[_Plan] = []
@@ -231,7 +231,7 @@ def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> list
                                utc_iso(commit.author_date), "commit", "first parent"))
     times = {c.sha: i for i, c in enumerate(graph.commits)}  # topological, newest first
     plans.sort(key=lambda p: times[p.commit.sha])
-    return plans
+    return plans, main_line
 
 
 def _from_api(repo_dir: Path, name: str, plan: _Plan, client: GitHubClient) -> None:

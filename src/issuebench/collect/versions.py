@@ -51,10 +51,21 @@ def _version_from_files(repo_dir: Path, commit: str) -> str | None:
     return None
 
 
-def assign_versions(repo_dir: Path, tasks: Iterable[Task]) -> list[Task]:
-    """Fill `version` (kept when the row has one) and `environment_setup_commit` per group."""
+def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] | None = None) -> list[Task]:
+    """Fill `version` (kept when the row has one) and `environment_setup_commit` per group.
+
+    With `main_line` (the default branch's first-parent commits, newest first), the bases on it
+    are read by bisection: a version only moves forward along the main line, so when both ends
+    of a stretch say the same release every base between does too. A whole history then costs
+    a few lookups per release instead of one per task; bases off the main line (maintenance
+    branches) are each read.
+    """
     tasks = list(tasks)
     cache: dict[str, str | None] = {}
+    if main_line:
+        wanted = {t.base_commit for t in tasks if not t.version}
+        ordered = [sha for sha in reversed(main_line) if sha in wanted]  # oldest first
+        _bisect(ordered, cache, lambda sha: version_at(repo_dir, sha))
     for task in tasks:
         if not task.version:
             if task.base_commit not in cache:
@@ -65,6 +76,26 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task]) -> list[Task]:
         for task in group:
             task.environment_setup_commit = task.environment_setup_commit or newest.base_commit
     return tasks
+
+
+def _bisect(shas: list[str], out: dict[str, str | None], lookup) -> None:
+    if not shas:
+        return
+    for end in (0, len(shas) - 1):
+        if shas[end] not in out:
+            out[shas[end]] = lookup(shas[end])
+    stack = [(0, len(shas) - 1)]
+    while stack:
+        lo, hi = stack.pop()
+        if hi - lo <= 1:
+            continue
+        if out[shas[lo]] == out[shas[hi]]:
+            for i in range(lo + 1, hi):
+                out[shas[i]] = out[shas[lo]]
+            continue
+        mid = (lo + hi) // 2
+        out[shas[mid]] = lookup(shas[mid])
+        stack += [(lo, mid), (mid, hi)]
 
 
 def group_by_version(tasks: Iterable[Task]) -> dict[tuple[str, str], list[Task]]:
