@@ -108,3 +108,13 @@ def test_an_unsatisfiable_requirement_is_named_from_the_resolver_output():
     out = "And because you require h5py<3.dev0, we can conclude that your requirements are unsatisfiable."
     assert unsatisfiable_requirements(out) == ["h5py"]
     assert unsatisfiable_requirements("you require h5py<3") == []   # not a conclusion
+
+
+def test_wheels_are_matched_to_the_interpreter():
+    from issuebench.envs.release_dates import _wheel_fits
+
+    assert _wheel_fits("numpy-1.22.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "cp310")
+    assert _wheel_fits("x-1-cp37-abi3-manylinux1_x86_64.whl", "cp310")
+    assert _wheel_fits("x-1-py2.py3-none-any.whl", "cp310")
+    assert not _wheel_fits("x-1-cp311-cp311-win_amd64.whl", "cp310")
+    assert not _wheel_fits("numpy-1.17.3-cp38-cp38-manylinux1_x86_64.whl", "cp310")

@@ -416,11 +416,13 @@ class EnvBuilder:
                 if cutoff and unbuildable and not set(unbuildable) & set(binary_only):
                     # The era's release has no wheel for this interpreter and no longer builds
                     # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take
-                    # the first kind of release that installs, a wheel, whatever its date.
+                    # the first release that ships a wheel for it, as near the date as that allows.
                     binary_only += unbuildable
-                    per_package.update(dict.fromkeys(unbuildable, NO_CUTOFF))
-                    log.note(f"# cutoff: {', '.join(unbuildable)} taken as a wheel of any date: the release of "
-                             f"the date cannot be built here")
+                    for name in unbuildable:
+                        per_package[name] = self._first_wheel_date(name, argv[4], cutoff) or NO_CUTOFF
+                    log.note(f"# cutoff: {', '.join(unbuildable)} taken as the first wheel for this interpreter "
+                             f"({', '.join(per_package[n][:10] for n in unbuildable)}): the release of the date "
+                             "cannot be built here")
                     continue
                 hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
                 if not cutoff or not hidden:
@@ -438,6 +440,15 @@ class EnvBuilder:
                 log.note(f"# cutoff: {', '.join(hidden)} taken as of {pins_date[:10]}, the newest exact pin's "
                          f"publication (pins win over the date {cutoff[:10]}, and they need these)")
         raise _StepFailed(f"{what}: the resolver kept asking for packages the date hides")
+
+    def _first_wheel_date(self, name: str, python: str, cutoff: str) -> str | None:
+        """The end of the day the first wheel of `name` for the env's interpreter was published."""
+        from issuebench.envs.release_dates import first_wheel_after
+
+        proc = subprocess.run([python, "-c", "import sys; print('cp%d%d' % sys.version_info[:2])"],
+                              capture_output=True, text=True, check=False)
+        when = first_wheel_after(name, proc.stdout.strip(), cutoff) if proc.returncode == 0 else None
+        return when[:10] + "T23:59:59Z" if when else None
 
     def _pin_closure(self, uv: str, python: str, pins: list[tuple[str, str]], when: str,
                      log: _BuildLog) -> list[str]:

@@ -110,3 +110,35 @@ def upload_times(name: str) -> dict[str, str]:
             _write_cache(cached)
     prefix = f"{canon}=="
     return {k[len(prefix):]: v for k, v in cached.items() if k.startswith(prefix) and k != marker and v}
+
+
+def _wheel_fits(filename: str, python_tag: str) -> bool:
+    """Whether a wheel file installs on CPython `python_tag` (e.g. cp310) on Linux x86_64/aarch64."""
+    parts = filename[: -len(".whl")].split("-")
+    if len(parts) < 5:
+        return False
+    pythons, abi, platform = parts[-3], parts[-2], parts[-1]
+    def minor(tag: str) -> int:
+        return int(tag[3:]) if tag[:3] == "cp3" and tag[3:].isdigit() else 999
+
+    tag_ok = any(p in (python_tag, "py3") or (abi == "abi3" and minor(p) <= minor(python_tag))
+                 for p in pythons.split("."))
+    platform_ok = platform == "any" or "linux" in platform
+    return tag_ok and platform_ok
+
+
+def first_wheel_after(name: str, python_tag: str, after: str, *, timeout: float = 30) -> str | None:
+    """Upload time of the first release after `after` that has a wheel for `python_tag` (cp310)."""
+    from issuebench.collect.index_fetch import index_url
+
+    url = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
+    request = urllib.request.Request(url, headers={"Accept": _ACCEPT})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # the index pip uses
+            page = json.loads(response.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    times = [entry["upload-time"] for entry in page.get("files", [])
+             if entry.get("filename", "").endswith(".whl") and entry.get("upload-time", "") > after
+             and not entry.get("yanked") and _wheel_fits(entry["filename"], python_tag)]
+    return min(times) if times else None
