@@ -148,15 +148,16 @@ def _place(pull: Pull, graph: Graph, outside: dict[str, Node]) -> None:
         pull.first_author_time = nodes[pull.landing.sha].author_time
         pull.head = None
         return
-    all_nodes = {**nodes, **outside}
+    def node(sha: str) -> Node:
+        return nodes[sha] if sha in nodes else outside[sha]
+
     own = set(pull.own)
-    attach_time = max(all_nodes[c].commit_time for c in pull.own
-                      if any(p not in own for p in all_nodes[c].parents))
+    attach_time = max(node(c).commit_time for c in pull.own if any(p not in own for p in node(c).parents))
     newest_attach = max(pull.attach, key=lambda c: nodes[c].commit_time if c in nodes else 0)
     pull.diff_from = newest_attach
     pull.base_commit = _tip_at(nodes, pull.target, attach_time, set(pull.attach)) or newest_attach
     pull.base_rule = "target tip at the branch's latest attachment"
-    pull.first_author_time = min(all_nodes[c].author_time for c in pull.own)
+    pull.first_author_time = min(node(c).author_time for c in pull.own)
 
 
 def _tip_at(nodes: dict[str, Node], tip: str, when: int, stops: set[str]) -> str | None:
