@@ -167,10 +167,13 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     for start in range(0, len(plans), _BATCH):
         chunk = plans[start:start + _BATCH]
         # File lists first (cheap), full diffs only for candidates with tests and code.
-        names = batch_diffs(repo_dir, [(p.diff_from, p.diff_to) for p in chunk], names_only=True)
+        names = _diffs(repo_dir, [(p.diff_from, p.diff_to) for p in chunk], names_only=True)
         kept: list[_Plan] = []
         for plan, listing in zip(chunk, names, strict=True):
             table.add("candidates")
+            if listing is None:
+                table.reject(P.DIFF_FAILED)
+                continue
             files = [line for line in listing.splitlines() if line]
             has_test, has_code = changes_tests_and_code(
                 [f for f in files if is_test(f) or opts.keep_changelog or not left_out_by_reference(f)],
@@ -182,8 +185,11 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
             if client is not None and plan.pr_number is not None:
                 _from_api(repo_dir, name, plan, client)
             kept.append(plan)
-        diffs = batch_diffs(repo_dir, [(p.diff_from, p.diff_to) for p in kept])
+        diffs = _diffs(repo_dir, [(p.diff_from, p.diff_to) for p in kept])
         for plan, diff in zip(kept, diffs, strict=True):
+            if diff is None:
+                table.reject(P.DIFF_FAILED)
+                continue
             task = _build_task(name, plan, diff, is_test, client, opts, table)
             if task is None:
                 continue
@@ -200,6 +206,19 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
         assign_versions(repo_dir, tasks, main_line)
     _attach_environments(repo_dir, tasks, opts, table)
     return CollectResult(tasks, table, repo_dir, name)
+
+
+def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = False) -> list[str | None]:
+    """batch_diffs, halving a batch that fails (a clone missing some blobs) down to the pairs
+    that cannot be diffed, which get None: one bad candidate never stops a run."""
+    try:
+        return list(batch_diffs(repo_dir, pairs, names_only=names_only))
+    except IssuebenchError:
+        if len(pairs) <= 1:
+            return [None] * len(pairs)
+        half = len(pairs) // 2
+        return (_diffs(repo_dir, pairs[:half], names_only=names_only)
+                + _diffs(repo_dir, pairs[half:], names_only=names_only))
 
 
 def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> tuple[list[_Plan], list[str]]:

@@ -17,6 +17,7 @@ from typing import Any
 NO_LINKED_ISSUE = "no linked issue"
 NO_TEST_CHANGE = "no test change"
 NO_CODE_CHANGE = "no code change"
+DIFF_FAILED = "diff failed"  # the clone lacks an object the candidate's diff needs
 INSTALL_FAILED = "install failed"
 GOLD_DOES_NOT_APPLY = "gold does not apply"
 TEST_PATCH_DOES_NOT_APPLY = "test patch does not apply"
