@@ -152,3 +152,19 @@ def test_versions_along_the_main_line_are_read_by_bisection() -> None:
     _bisect(shas, out, lambda sha: calls.append(sha) or truth[sha])
     assert out == truth
     assert len(calls) <= 25  # a few per release, not one per base
+
+
+def test_a_candidate_whose_blob_is_missing_is_rejected_and_the_run_goes_on(repo: Repo) -> None:
+    _pr(repo, "pr21", 21, "2021-05-01T00:00:00Z")
+    repo.git("checkout", "-q", "-b", "pr22")
+    repo.commit("change 22", {CODE: "v = 22\n", TEST: "def test_22():\n    pass\n", "pkg/big.py": "lost\n"},
+                date="2021-05-02T00:00:00Z")
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "pr22", "-m", "Merge pull request #22 from dev/pr22",
+             date="2021-05-03T00:00:00Z")
+    blob = repo.git("rev-parse", "HEAD:pkg/big.py").strip()
+    (repo.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a partial clone's hole
+    (repo.path / "pkg" / "big.py").unlink()  # else git reads the work tree's copy
+    result = collect(repo.path, CollectOptions(run_setup=False))
+    assert [t.instance_id for t in result.tasks] == ["acme__widgets-21"]
+    assert result.table.rejected["diff failed"] == 1
