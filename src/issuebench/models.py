@@ -89,6 +89,9 @@ class EnvSpec(BaseModel):
     env_vars: dict[str, str] = Field(default_factory=dict)
     # Tasks of this spec talk to the internet in their tests; offline they get status needs_network.
     needs_network: bool = False
+    # Debian packages the environment needs from the system (shared libraries that conda would
+    # have brought along); `issuebench envs system-deps` installs them, the build checks them.
+    system_packages: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
     def env_hash(self) -> str:

@@ -172,6 +172,37 @@ def import_cmd(
     console.print(f"{len(results)} recipe file(s) written")
 
 
+@envs_app.command("system-deps")
+@friendly_errors
+def system_deps_cmd(
+    recipes: Path | None = typer.Option(None, "--recipes", help="a folder of recipes (default: the packaged ones)"),
+    check: bool = typer.Option(False, "--check", help="only say what is missing; install nothing"),
+) -> None:
+    """Install the Debian packages the recipes name in `system_packages` (apt-get, as root)."""
+    import os
+    import subprocess
+
+    from issuebench.envs import packaged_recipes_dir, system_deps
+
+    wanted = system_deps.recipe_packages(recipes or packaged_recipes_dir())
+    for repo, names in wanted.items():
+        console.print(f"{repo}: {', '.join(names)}", highlight=False)
+    absent = system_deps.missing(p for names in wanted.values() for p in names)
+    if not absent:
+        console.print("every system package the recipes name is installed")
+        return
+    command = system_deps.install_command(absent)
+    if check:
+        console.print(f"missing: {', '.join(absent)} (install with: {command})", highlight=False)
+        raise typer.Exit(1)
+    if os.geteuid() != 0:
+        raise IssuebenchError(f"installing {', '.join(absent)} needs root", hint=f"run as root: {command}")
+    for argv in (["apt-get", "update", "-qq"], command.split()):
+        if subprocess.run(argv, check=False).returncode != 0:
+            raise IssuebenchError(f"`{' '.join(argv)}` failed", hint="see apt-get's message above")
+    console.print(f"installed: {', '.join(absent)}")
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
     app.add_typer(envs_app, name="envs")

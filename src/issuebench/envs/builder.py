@@ -31,7 +31,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from issuebench import config
-from issuebench.envs import cache
+from issuebench.envs import cache, system_deps
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
@@ -273,6 +273,11 @@ class EnvBuilder:
         except MissingSystemPiece as exc:
             # Not recorded as a failed build: installing the interpreter fixes it without --rebuild.
             raise EnvBuildError(env_hash, exc.message, hint=exc.hint) from exc
+        absent = system_deps.missing(spec.system_packages)
+        if absent:
+            # Not recorded as a failed build: installing the packages fixes it without --rebuild.
+            raise EnvBuildError(env_hash, f"the recipe needs Debian packages that are not installed: {', '.join(absent)}",
+                                hint=f"run `issuebench envs system-deps` as root ({system_deps.install_command(absent)})")
         path = cache.env_path(root, env_hash)
         shutil.rmtree(path, ignore_errors=True)   # an incomplete earlier attempt
         cache.clear_failure(root, env_hash)
