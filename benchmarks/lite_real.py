@@ -97,6 +97,8 @@ def main() -> None:
     parser.add_argument("--repo", action="append", default=[], help="only these repositories")
     parser.add_argument("--instance-ids", nargs="+", default=[])
     parser.add_argument("--no-noop", action="store_true", help="skip the no-op run")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: summarise the results already in --output")
     parser.add_argument("--python-fallback", default="nearest")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path)
@@ -118,7 +120,7 @@ def main() -> None:
             handle.write(json.dumps(t.model_dump(mode="json", exclude_none=True)) + "\n")
     ids = [t.instance_id for t in runnable]
     wall: dict[str, float] = {}
-    if ids:
+    if ids and not args.report_only:
         wall["gold"] = run_eval(dataset, "gold", ids, args, "lite-gold")
         if not args.no_noop:
             preds = args.output / "noop.jsonl"
@@ -148,6 +150,9 @@ def summarise(tasks: list[Task], runnable: set[str], gold: dict, noop: dict) -> 
             continue
         row["at_hand"] += 1
         g = gold.get(t.instance_id)
+        if g is None:
+            continue   # at hand, not run (yet): counted apart from the misses
+        row["run"] += 1
         if g and g.get("status") not in ("env_failed", None):
             row["env_built"] += 1
         if g and g.get("resolved"):
@@ -155,7 +160,7 @@ def summarise(tasks: list[Task], runnable: set[str], gold: dict, noop: dict) -> 
         else:
             misses[cause_of(g).split(":")[0]].append(f"{t.instance_id}: {cause_of(g)}")
         n = noop.get(t.instance_id)
-        if n is not None:
+        if n is not None and n.get("status") not in ("env_failed", "needs_network"):
             row["noop_run"] += 1
             row["noop_resolved"] += bool(n.get("resolved"))
         if g and g.get("durations"):
@@ -174,18 +179,18 @@ def summarise(tasks: list[Task], runnable: set[str], gold: dict, noop: dict) -> 
 
 
 def render(report: dict) -> str:
-    cols = ["tasks", "at_hand", "env_built", "gold_resolved", "noop_run", "noop_resolved",
+    cols = ["tasks", "at_hand", "run", "env_built", "gold_resolved", "noop_run", "noop_resolved",
             "median_env_s", "median_rest_s"]
     lines = ["| repository | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for repo, row in report["per_repo"].items():
         lines.append(f"| {repo} | " + " | ".join(str(row.get(c, 0) if row.get(c) is not None else "-")
                                                  for c in cols) + " |")
     tot = report["total"]
-    lines.append("| **all** | " + " | ".join(str(tot.get(c, "")) for c in cols[:6]) + " | | |")
-    at = tot.get("at_hand", 0)
+    lines.append("| **all** | " + " | ".join(str(tot.get(c, "")) for c in cols[:7]) + " | | |")
+    at = tot.get("run", 0)
     if at:
-        lines.append(f"\ngold resolved {tot.get('gold_resolved', 0)}/{at} of the tasks at hand "
-                     f"({100 * tot.get('gold_resolved', 0) / at:.1f}%); no-op resolved "
+        lines.append(f"\ngold resolved {tot.get('gold_resolved', 0)}/{at} of the tasks run "
+                     f"({100 * tot.get('gold_resolved', 0) / at:.1f}%; {tot.get('at_hand', 0)} at hand); no-op resolved "
                      f"{tot.get('noop_resolved', 0)}/{tot.get('noop_run', 0)}")
     if report["misses"]:
         lines.append("\nTasks gold does not resolve, by cause:")
