@@ -11,6 +11,7 @@ person can tell).
 
 from __future__ import annotations
 
+import difflib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -97,10 +98,9 @@ def mutant_patches(task: Task, source, mutator: Mutator,
         for m in chosen:
             target = ws / m.path
             original = target.read_bytes()
-            before = original.decode(errors="replace").splitlines()
-            after = m.text.splitlines()
-            shown = [f"- {before[m.line - 1].strip()}", f"+ {after[m.line - 1].strip()}"] \
-                if m.line <= min(len(before), len(after)) else []
+            diff = difflib.unified_diff(original.decode(errors="replace").splitlines(), m.text.splitlines(),
+                                        lineterm="", n=0)
+            shown = [f"{d[0]} {d[1:].strip()}" for d in diff if d[:1] in "+-" and not d.startswith(("+++", "---"))][:4]
             target.write_text(m.text, encoding="utf-8")
             git(ws, "add", "-A")
             out.append((m, git(ws, "diff", "--cached", task.base_commit).stdout, shown))
