@@ -115,6 +115,47 @@ def compare(rows: dict[str, dict], args: argparse.Namespace) -> list[dict]:
     return results
 
 
+def gold_log_check(rows: dict[str, dict], logs: Path) -> str:
+    """The after side only, from an eval run's gold logs (LOGS/<id>/test_output.txt): how many ids
+    validate's file rule sets aside, and which tests pass there but sit in neither official list."""
+    from issuebench.collect.validate import outside_test_files
+    from issuebench.datasets import load_tasks
+    from issuebench.envs import resolve_spec
+    from issuebench.harness.commands import files_in_diff
+    from issuebench.harness.instance import parser_name
+    from issuebench.parsers import extract_test_output, get_parser
+
+    lines = ["| row (gold log) | ids | outside the test patch's files | passing, in neither official list "
+             "| official, not passing |", "|---|---:|---:|---|---:|"]
+    checked = 0
+    for iid, row in sorted(rows.items()):
+        log = logs / iid / "test_output.txt"
+        if not log.exists():
+            continue
+        task = load_tasks_row(row, load_tasks)
+        text = log.read_text()
+        status = get_parser(parser_name(task, resolve_spec(task)))(extract_test_output(text) or text)
+        outside = outside_test_files(status, files_in_diff(task.test_patch))
+        passed = {k for k, v in status.items() if v.value == "PASSED"} - outside
+        official = set(as_list(row["FAIL_TO_PASS"])) | set(as_list(row["PASS_TO_PASS"]))
+        more = sorted(passed - official)
+        extra = ", ".join(f"`{t}`" for t in more[:2]) + (f" and {len(more) - 2} more" if len(more) > 2 else "") or "-"
+        checked += 1
+        if outside or extra != "-" or official - passed:  # rows where the after side agrees are counted only
+            lines.append(f"| {iid} | {len(status)} | {len(outside)} | {extra} | {len(official - passed)} |")
+    return f"{checked} gold logs; the rows that are not exactly the official lists' passing side:\n\n" + \
+        "\n".join(lines) + "\n"
+
+
+def load_tasks_row(row: dict, load_tasks) -> object:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as fh:
+        fh.write(json.dumps(row) + "\n")
+        fh.flush()
+        return load_tasks(fh.name)[0]
+
+
 def markdown(results: list[dict], command: str) -> str:
     lines = [f"`{command}`", "", "| row | kept | runs before+after | F2P official/ours | F2P equal | P2P official/ours | P2P equal |"
              " differences by cause |", "|---|---|---|---:|---|---:|---|---|"]
@@ -150,6 +191,8 @@ def main() -> int:
     parser.add_argument("--also", type=Path, action="append", default=[],
                         help="Another run's --output folder to read (rows validated in separate runs).")
     parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--gold-logs", type=Path, help="An eval run's gold logs folder: also check the "
+                        "after side of every row there (all rows of the datasets).")
     args = parser.parse_args()
     args.output.mkdir(parents=True, exist_ok=True)
     rows = load_rows(args.dataset, args.instance_ids)
@@ -163,6 +206,9 @@ def main() -> int:
             print(f"{repo}: {len(repo_rows)} row(s) validated in {seconds:.0f}s", flush=True)
     command = f"benchmarks/validate_real.py --instance-ids {' '.join(sorted(rows))}"
     text = markdown(compare(rows, args), command)
+    if args.gold_logs:
+        everything = load_rows(args.dataset, [p.name for p in args.gold_logs.iterdir()])
+        text += "\n" + gold_log_check(everything, args.gold_logs)
     print(text)
     if args.markdown:
         args.markdown.write_text(text)
