@@ -24,6 +24,7 @@ from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task, TestSta
 from issuebench.strength.select import changed_code
 
 MARK = "IBCOVER"
+# Inside the sandbox, whose /tmp is private to the run.
 _DATA = "/tmp/.issuebench-coverage"
 _RC = "/tmp/.issuebench-coveragerc"
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
