@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -83,17 +84,31 @@ def test_eval_without_an_address_starts_a_ray_instance_for_the_run_and_stops_it(
     def raylets() -> set[int]:
         return {p.pid for p in psutil.process_iter(["name"]) if p.info["name"] == "raylet"}
 
+    def own_raylets(driver: int) -> set[int]:
+        """Raylets started under the run's own process (not another test's cluster)."""
+        out = set()
+        for pid in raylets() - before:
+            try:
+                if driver in {p.pid for p in psutil.Process(pid).parents()}:
+                    out.add(pid)
+            except psutil.Error:
+                continue
+        return out
+
     before = raylets()
     seen: set[int] = set()
     proc = subprocess.Popen(_cli("eval", "-d", "demo", "-p", "gold", "-o", str(tmp_path), "--run-id", "own",
                                  "-i", *[t.instance_id for t in demo_tasks()[:3]], "--executor", "ray", "-w", "2"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     while proc.poll() is None:
-        seen |= raylets() - before
+        seen |= own_raylets(proc.pid)
         threading.Event().wait(0.1)
     _, err = proc.communicate()
     assert proc.returncode == 0, err[-2000:]
     assert seen, "no Ray instance was started for the run"
+    deadline = time.monotonic() + 30   # a raylet takes a moment to exit after its driver says stop
+    while seen & raylets() and time.monotonic() < deadline:
+        threading.Event().wait(0.2)
     assert not (seen & raylets())  # and it was stopped with the run
     results = _results(tmp_path, "own", "gold")
     assert len(results) == 3 and {r["status"] for r in results.values()} == {"resolved"}
@@ -160,7 +175,8 @@ def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tm
 
 
 def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster, tmp_path):
-    tasks = _slow_dataset(tmp_path / "slow.jsonl", 3)
+    # Tests that wait a few seconds first: the kill lands while the record runs, even on a loaded machine.
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 3, sleep=4)
     gold = gold_predictions(tasks)
 
     def ctx():
@@ -208,7 +224,8 @@ def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_p
 def test_an_interrupted_or_killed_driver_loses_no_finished_instance(cluster, tmp_path):
     import time
 
-    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
+    # Records of a few seconds each, so a signal lands between two results even on a loaded machine.
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 5, sleep=3)
     args = _cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path), "--run-id", "d",
                 "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
                 "--executor", "ray", "--ray-address", cluster.address, "-w", "1")
