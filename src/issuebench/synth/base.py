@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -105,15 +106,16 @@ class Generator(Protocol):
     def candidates(self, ctx: SynthContext) -> Iterator[Candidate]: ...
 
 
-class AstMutator:
-    """A procedural generator: every place in a function where one kind of change applies."""
+class AstMutator(ABC):
+    """A procedural generator: every place in a function where one kind of change applies.
+    Each kind of mutation is a subclass that says where it applies (`sites`)."""
 
     name = "ast"
     phase = "single"
 
+    @abstractmethod
     def sites(self, fn: Function) -> Iterator[tuple[list[Edit], str]]:
         """(edits, description) for each mutation of this kind in fn."""
-        raise NotImplementedError
 
     def mutate_function(self, fn: Function) -> Iterator[Candidate]:
         source = fn.index.source
