@@ -26,10 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from lite_real import NOOP_PATCH, read_results, render, run_eval, summarise
+from lite_real import NOOP_PATCH, read_results, render, run_eval, select_tasks, summarise
 from sdist_bases import find_base, sdist_files
 
-from issuebench.datasets import load_tasks
 from issuebench.models import Task
 
 # Repository -> the project's name on the package index.
@@ -117,12 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
 
-    tasks: list[Task] = []
-    for path in args.dataset:
-        tasks += load_tasks(str(path))
-    tasks = [t for t in tasks if t.repo in (args.repo or PROJECTS)]
-    if args.instance_ids:
-        tasks = [t for t in tasks if t.instance_id in args.instance_ids]
+    tasks = select_tasks(args.dataset, args.repo or list(PROJECTS), args.instance_ids)
     tasks = sample(tasks, args.per_version)
     bases = locate_bases(tasks, args.work, args.candidates)
     rebuilt = [t.model_copy(update={"base_commit": bases[t.instance_id]["base"],

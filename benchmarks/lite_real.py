@@ -87,6 +87,18 @@ def cause_of(result: dict | None) -> str:
     return f"{status}: {(result.get('reason') or '')[:300]}"
 
 
+def select_tasks(datasets: list[Path], repos: list[str], instance_ids: list[str]) -> list[Task]:
+    """The rows of every dataset, only of `repos` and `instance_ids` when those are given."""
+    tasks: list[Task] = []
+    for path in datasets:
+        tasks += load_tasks(str(path))
+    if repos:
+        tasks = [t for t in tasks if t.repo in repos]
+    if instance_ids:
+        tasks = [t for t in tasks if t.instance_id in instance_ids]
+    return tasks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", action="append", type=Path, required=True)
@@ -105,13 +117,7 @@ def main() -> None:
     args = parser.parse_args()
     args.output.mkdir(parents=True, exist_ok=True)
 
-    tasks: list[Task] = []
-    for path in args.dataset:
-        tasks += load_tasks(str(path))
-    if args.repo:
-        tasks = [t for t in tasks if t.repo in args.repo]
-    if args.instance_ids:
-        tasks = [t for t in tasks if t.instance_id in args.instance_ids]
+    tasks = select_tasks(args.dataset, args.repo, args.instance_ids)
     clones: dict[str, Path | None] = {}
     runnable = [t for t in tasks if at_hand(t, args.repos, clones)]
     dataset = args.output / "tasks.jsonl"
