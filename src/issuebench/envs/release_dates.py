@@ -56,16 +56,20 @@ def _version_of(filename: str, name: str) -> str | None:
     return None
 
 
-def fetch_upload_times(name: str, *, timeout: float = 30) -> dict[str, str]:
-    """Earliest upload time (ISO 8601) of each version of `name` on the configured index."""
+def index_files(name: str, *, timeout: float = 30) -> list[dict]:
+    """The `files` of a project's page on the index pip uses (PEP 691 JSON)."""
     from issuebench.collect.index_fetch import index_url
 
     url = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
     request = urllib.request.Request(url, headers={"Accept": _ACCEPT})
     with urllib.request.urlopen(request, timeout=timeout) as response:
-        page = json.loads(response.read().decode("utf-8"))
+        return list(json.loads(response.read().decode("utf-8")).get("files", []))
+
+
+def fetch_upload_times(name: str, *, timeout: float = 30) -> dict[str, str]:
+    """Earliest upload time (ISO 8601) of each version of `name` on the configured index."""
     times: dict[str, str] = {}
-    for entry in page.get("files", []):
+    for entry in index_files(name, timeout=timeout):
         version, when = _version_of(entry.get("filename", ""), name), entry.get("upload-time")
         if version and when and (version not in times or when < times[version]):
             times[version] = when
@@ -129,16 +133,11 @@ def _wheel_fits(filename: str, python_tag: str) -> bool:
 
 def first_wheel_after(name: str, python_tag: str, after: str, *, timeout: float = 30) -> str | None:
     """Upload time of the first release after `after` that has a wheel for `python_tag` (cp310)."""
-    from issuebench.collect.index_fetch import index_url
-
-    url = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
-    request = urllib.request.Request(url, headers={"Accept": _ACCEPT})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # the index pip uses
-            page = json.loads(response.read().decode("utf-8"))
+        files = index_files(name, timeout=timeout)
     except (OSError, ValueError):
         return None
-    times = [entry["upload-time"] for entry in page.get("files", [])
+    times = [entry["upload-time"] for entry in files
              if entry.get("filename", "").endswith(".whl") and entry.get("upload-time", "") > after
              and not entry.get("yanked") and _wheel_fits(entry["filename"], python_tag)]
     return min(times) if times else None
