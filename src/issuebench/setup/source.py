@@ -170,17 +170,9 @@ class SourceTree:
         if not self.commit:
             return []
         if self._missing is None:
-            listing = _git(self.root, "ls-tree", "-r", self.commit).stdout
-            blobs = {}
-            for line in listing.splitlines():
-                meta, _, path = line.partition("\t")
-                parts = meta.split()
-                if len(parts) == 3 and parts[1] == "blob":
-                    blobs[parts[2]] = path
-            check = subprocess.run(["git", "-C", str(self.root), "cat-file", "--batch-check"],
-                                   input="\n".join(blobs) + "\n", capture_output=True, text=True, check=False)
-            self._missing = sorted(blobs[line.split()[0]] for line in check.stdout.splitlines()
-                                   if line.endswith(" missing") and line.split()[0] in blobs)
+            from issuebench.harness.missing_blobs import missing_blobs
+
+            self._missing = sorted(path for path, _ in missing_blobs(self.root, self.commit))
         return self._missing
 
     def export(self, dest: Path) -> Path:
