@@ -13,6 +13,7 @@ from importlib import resources
 from string import Template
 
 from issuebench import __version__
+from issuebench.analysis import steps as agent_steps
 from issuebench.analysis.outcomes import OUTCOME_ORDER
 from issuebench.analysis.report import HEADLINE, WIDER_HEADER, Report, headline_rows, wider_rows
 
@@ -230,8 +231,21 @@ def report_html(report: Report, title: str = "issuebench report") -> str:
         outcome_plot=outcome_plot(report), outcome_table=_table(["system", *cats], outcome_rows),
         status_table=_table(["system", "statuses"], status_rows, css="left"),
         notes=("<ul>" + "".join(notes) + "</ul>") if notes else "<p>None.</p>",
-        wider=_wider(report),
+        wider=_wider(report), steps=_steps(report),
     )
+
+
+def _steps(report: Report) -> str:
+    """The agent's steps beside the verdicts: per system, then per instance behind a click (no script)."""
+    rows = agent_steps.steps_rows(report.systems)
+    if not rows:
+        return ""
+    per_instance = agent_steps.per_instance_rows(report.systems)
+    return ("<section><h2>Agent steps</h2><p class=\"method\">Model calls per instance, from the predictions; "
+            "instances whose prediction states none are left out of the figures and blank below.</p>"
+            f'<div class="scroll">{_table(agent_steps.STEPS_HEADER, rows)}</div>'
+            f"<details><summary>Per instance ({len(per_instance)})</summary>"
+            f'<div class="scroll">{_table(agent_steps.INSTANCE_HEADER, per_instance)}</div></details></section>')
 
 
 def _wider(report: Report) -> str:

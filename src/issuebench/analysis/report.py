@@ -1,4 +1,4 @@
-"""Per-system numbers for a set of runs: rate with interval, statuses, outcomes, repos, cost.
+"""Per-system numbers for a set of runs: rate with interval, statuses, outcomes, repos, cost, agent steps.
 
 The denominator of a rate is the whole task set: the dataset when one is given, else the run
 summary's total, else the instances found. Missing, empty and errored instances count as
@@ -16,10 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench.analysis.costs import read_prediction_costs
+from issuebench.analysis import steps as agent_steps
+from issuebench.analysis.costs import PredictionUsage, read_prediction_usage
 from issuebench.analysis.outcomes import OUTCOME_ORDER
-from issuebench.analysis.runs import RunResults, attach_costs, load_runs, restrict_to_dataset
+from issuebench.analysis.runs import RunResults, attach_usage, load_runs, restrict_to_dataset
 from issuebench.analysis.stats import pareto_frontier, wilson
+from issuebench.analysis.steps import InstanceRow, StepSummary
 from issuebench.models import Task
 
 CONFIDENCE = 0.95
@@ -52,6 +54,8 @@ class SystemSummary:
     mean_cost_per_task: float | None = None
     cost_per_resolved: float | None = None
     pareto: bool | None = None
+    steps: StepSummary | None = None     # None: no prediction of this system states its steps
+    instances: list[InstanceRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # From an `eval --wider-tests` pass, when the run had one: resolved patches that break none of
     # the other tests of the changed code (the official count above stays as it is).
@@ -75,7 +79,8 @@ class Report:
     confidence: float = CONFIDENCE
     method: str = ("rate = resolved / all tasks of the run (missing, empty and errored count as unresolved); "
                    "interval: Wilson score; cost per resolved = total known cost / resolved; "
-                   "Pareto: not dominated on (mean cost per task, rate)")
+                   "Pareto: not dominated on (mean cost per task, rate); "
+                   "steps: the agent's model calls per instance, over the instances whose prediction states them")
 
     def as_dict(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "method": self.method, "repos": self.repos,
@@ -113,6 +118,11 @@ def summarize(run: RunResults) -> SystemSummary:
         if len(costs) < len(results):
             summary.notes.append(f"cost known for {len(costs)} of {len(results)} instances; "
                                  "cost per resolved task undercounts")
+    summary.instances = agent_steps.instance_rows(results)
+    summary.steps = agent_steps.summarize_steps(summary.instances)
+    if summary.steps is not None and summary.steps.known < len(results):
+        summary.notes.append(f"steps known for {summary.steps.known} of {len(results)} instances; "
+                             "the step figures are over those")
     _attach_wider(summary, run)
     return summary
 
@@ -157,16 +167,16 @@ def build_report(runs: Sequence[RunResults], *, tasks: Sequence[Task] | None = N
         for run in runs:
             restrict_to_dataset(run, tasks)
     if prediction_files:
-        by_model: dict[str, dict[str, float]] = {}
+        by_model: dict[str, dict[str, PredictionUsage]] = {}
         for path in prediction_files:
-            for model, costs in read_prediction_costs(path).items():
-                by_model.setdefault(model, {}).update(costs)
+            for model, usage in read_prediction_usage(path).items():
+                by_model.setdefault(model, {}).update(usage)
         for run in runs:
-            costs = by_model.get(run.model or run.name) or by_model.get(run.name.split("@")[0])
-            if costs is None and len(by_model) == 1 and len(runs) == 1:
-                costs = next(iter(by_model.values()))
-            if costs:
-                attach_costs(run, costs)
+            usage = by_model.get(run.model or run.name) or by_model.get(run.name.split("@")[0])
+            if usage is None and len(by_model) == 1 and len(runs) == 1:
+                usage = next(iter(by_model.values()))
+            if usage:
+                attach_usage(run, usage)
     systems = [summarize(r) for r in runs]
     systems.sort(key=lambda s: (-s.rate, s.mean_cost_per_task if s.mean_cost_per_task is not None else 1e18,
                                 s.name))
@@ -199,11 +209,11 @@ def headline_rows(report: Report) -> list[list[str]]:
     for s in report.systems:
         rows.append([s.name, f"{s.resolved}/{s.total}", _pct(s.rate),
                      f"{_pct(s.ci_low)} to {_pct(s.ci_high)}", _money(s.mean_cost_per_task),
-                     _money(s.cost_per_resolved), _pareto(s.pareto)])
+                     _money(s.cost_per_resolved), _pareto(s.pareto), agent_steps.mean_steps_cell(s)])
     return rows
 
 
-HEADLINE = ["system", "resolved", "rate", "95% CI (Wilson)", "cost/task", "cost/resolved", "Pareto"]
+HEADLINE = ["system", "resolved", "rate", "95% CI (Wilson)", "cost/task", "cost/resolved", "Pareto", "steps/task"]
 
 
 def to_json(report: Report) -> str:
@@ -235,6 +245,7 @@ def to_markdown(report: Report) -> str:
         out += ["", "## Resolved without breaking wider tests (eval --wider-tests)", "",
                 "| " + " | ".join(WIDER_HEADER) + " |", "|" + "---|" * len(WIDER_HEADER)]
         out += ["| " + " | ".join(r) + " |" for r in wider_rows(report)]
+    out += agent_steps.markdown_lines(report.systems)
     notes = [(s.name, n) for s in report.systems for n in s.notes]
     if notes:
         out += ["", "## Notes", ""] + [f"- {name}: {n}" for name, n in notes]
@@ -247,7 +258,7 @@ def to_csv(report: Report) -> str:
     cats = [*OUTCOME_ORDER, "not graded"]
     statuses = sorted({k for s in report.systems for k in s.status_counts})
     writer.writerow(["system", "resolved", "total", "rate", "ci_low", "ci_high", "mean_cost_per_task",
-                     "cost_per_resolved", "pareto",
+                     "cost_per_resolved", "pareto", *agent_steps.STEPS_CSV,
                      *[f"status:{k}" for k in statuses], *[f"outcome:{c}" for c in cats],
                      *[f"repo:{r}" for r in report.repos]])
     for s in report.systems:
@@ -255,7 +266,7 @@ def to_csv(report: Report) -> str:
             s.name, s.resolved, s.total, f"{s.rate:.6f}", f"{s.ci_low:.6f}", f"{s.ci_high:.6f}",
             "" if s.mean_cost_per_task is None else f"{s.mean_cost_per_task:.6f}",
             "" if s.cost_per_resolved is None else f"{s.cost_per_resolved:.6f}",
-            _pareto(s.pareto),
+            _pareto(s.pareto), *agent_steps.steps_csv_cells(s),
             *[s.status_counts.get(k, 0) for k in statuses], *[s.outcome_counts.get(c, 0) for c in cats],
             *[(f"{s.per_repo[r].resolved}/{s.per_repo[r].total}" if r in s.per_repo else "") for r in report.repos],
         ])
@@ -265,7 +276,7 @@ def to_csv(report: Report) -> str:
 def to_rich_tables(report: Report) -> list[Any]:
     from rich.table import Table
 
-    head = Table(title="Resolved rate (95% Wilson interval) and cost")
+    head = Table(title="Resolved rate (95% Wilson interval), cost and agent steps")
     for col in HEADLINE:
         head.add_column(col, justify="left" if col == "system" else "right")
     for row in headline_rows(report):
@@ -290,6 +301,13 @@ def to_rich_tables(report: Report) -> list[Any]:
         repo.add_row(r, *[(f"{s.per_repo[r].resolved}/{s.per_repo[r].total}" if r in s.per_repo else "-")
                           for s in report.systems])
     tables = [head, stat, outc, repo]
+    if agent_steps.steps_rows(report.systems):
+        steps = Table(title="Agent steps (model calls, from the predictions; per instance: --format md, json or html)")
+        for col in agent_steps.STEPS_HEADER:
+            steps.add_column(col, justify="right" if col in ("with steps", "mean", "median") else "left")
+        for row in agent_steps.steps_rows(report.systems):
+            steps.add_row(*row)
+        tables.append(steps)
     if wider_rows(report):
         wide = Table(title="Resolved without breaking wider tests (the official rate stays)")
         for col in WIDER_HEADER:

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from issuebench.analysis.costs import PredictionUsage
 from issuebench.analysis.outcomes import outcome_from_tests_status
 from issuebench.errors import InputError
 from issuebench.models import InstanceReport, InstanceStatus, Outcome, Task, TestsStatus
@@ -44,6 +45,9 @@ class InstanceResult:
     cost: float | None = None
     tests_status: TestsStatus | None = None
     reason: str = ""
+    # From the prediction (an agent's): its model calls and how its run ended; None when unknown.
+    steps: int | None = None
+    agent_exit: str | None = None
 
 
 @dataclass
@@ -342,12 +346,15 @@ def restrict_to_dataset(run: RunResults, tasks: Sequence[Task]) -> None:
     run.total = len(by_id)
 
 
-def attach_costs(run: RunResults, costs: dict[str, float]) -> int:
-    """Costs from predictions override result.json's; returns how many instances got one."""
+def attach_usage(run: RunResults, usage: dict[str, PredictionUsage]) -> int:
+    """Usage from predictions: a stated cost overrides result.json's; returns how many instances matched."""
     n = 0
-    for iid, cost in costs.items():
+    for iid, u in usage.items():
         res = run.instances.get(iid)
-        if res is not None:
-            res.cost = cost
-            n += 1
+        if res is None:
+            continue
+        n += 1
+        if u.cost is not None:
+            res.cost = u.cost
+        res.steps, res.agent_exit = u.steps, u.exit_status
     return n

@@ -51,9 +51,10 @@ def report_cmd(
     fmt: str = typer.Option("table", "--format", "-f", help="table | json | md | csv | html"),
     output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
     dataset: str | None = typer.Option(None, "--dataset", "-d", help="Tasks: rates are over this set."),
-    predictions: list[Path] = typer.Option([], "--predictions", "-p", help="Prediction files with cost/usage."),
+    predictions: list[Path] = typer.Option(
+        [], "--predictions", "-p", help="Prediction files (e.g. an agent's DIR/preds.jsonl): cost, usage, steps."),
 ) -> None:
-    """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost."""
+    """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost, agent steps."""
     from issuebench.analysis.formats import render
     from issuebench.analysis.report import report_from_paths, to_rich_tables
 
