@@ -25,7 +25,8 @@ _BASH_BLOCK = re.compile(r"```bash[ \t]*\n(.*?)\n?```", re.DOTALL)
 # How a run ended. The first group are the agent's own outcomes (its patch is a prediction);
 # the second are faults of the machinery, never a verdict on the task: rerunning retries them.
 AGENT_STATUSES = ("submitted", "step_limit", "cost_limit", "wall_limit")
-INFRA_STATUSES = ("api_error", "env_failed", "not_started", "error")
+# worker_lost: the instance's worker (--executor ray) died on every attempt.
+INFRA_STATUSES = ("api_error", "env_failed", "not_started", "error", "worker_lost")
 
 
 class Executor(Protocol):

@@ -12,6 +12,7 @@ from issuebench.agent.environment import TaskEnvironment
 from issuebench.agent.loop import AGENT_STATUSES, Agent, AgentConfig, CostLedger, Trajectory
 from issuebench.agent.store import RunFolder
 from issuebench.errors import IssuebenchError
+from issuebench.executors.base import Executor
 from issuebench.harness.instance import EvalContext
 from issuebench.llm import Model
 from issuebench.models import Task
@@ -57,8 +58,10 @@ def run_one(task: Task, model: Model, config: AgentConfig, ctx: EvalContext, led
 
 def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Path, *,
               config: AgentConfig | None = None, total_cost_limit: float = 0.0, workers: int = 1,
-              resume: bool = True,
-              on_result: Callable[[dict[str, Any]], None] | None = None) -> AgentRunResult:
+              resume: bool = True, on_result: Callable[[dict[str, Any]], None] | None = None,
+              executor: Executor | None = None) -> AgentRunResult:
+    """`executor` (issuebench.executors.get_executor): None or local runs the instances here in
+    `workers` threads; ray runs each instance's loop on a worker and writes its files here."""
     config = config or AgentConfig()
     folder = RunFolder(output)
     result = AgentRunResult(folder)
@@ -73,20 +76,24 @@ def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Pat
     # What an earlier run of this folder spent counts against the total.
     ledger = CostLedger(total_cost_limit, folder.total_cost() if resume else 0.0)
 
-    def finish(traj: Trajectory) -> dict[str, Any]:
+    def finish(traj: Trajectory) -> None:
         record = traj.as_dict()
         folder.write_trajectory(record)
         if traj.exit_status in AGENT_STATUSES:
             folder.append_prediction(prediction_record(traj))
-        return record
+        result.trajectories.append(record)
+        if on_result:
+            on_result(record)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(run_one, task, model, config, ctx, ledger) for task in todo]
-        for future in as_completed(futures):
-            record = finish(future.result())
-            result.trajectories.append(record)
-            if on_result:
-                on_result(record)
+    if executor is not None and executor.name != "local":  # each instance on a worker; the driver writes
+        from issuebench.executors.agent_jobs import run_remote
+
+        run_remote(executor, todo, model, config, ctx, ledger, finish)
+    else:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futures = [pool.submit(run_one, task, model, config, ctx, ledger) for task in todo]
+            for future in as_completed(futures):
+                finish(future.result())
     order = {t.instance_id: i for i, t in enumerate(todo)}
     result.trajectories.sort(key=lambda r: order[r["instance_id"]])
     result.spent = ledger.spent

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
 from issuebench.errors import InputError, IssuebenchError
 
@@ -49,6 +50,8 @@ def agent_command(
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run commands without bubblewrap (unsafe)."),
     offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
     python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
+    executor: str = executor_option(),
+    ray_address: str = ray_address_option(),
 ) -> None:
     """Run the agent on each task; writes OUTPUT/preds.jsonl (for `eval`) and OUTPUT/trajectories/."""
     if ctx.invoked_subcommand is not None:
@@ -56,12 +59,15 @@ def agent_command(
     for name, value in (("--dataset", dataset), ("--output", output), ("--model", model)):
         if value is None:
             raise IssuebenchError(f"agent needs {name}", hint="issuebench agent --dataset D --output DIR --model M")
-    from issuebench.agent import AgentConfig, run_agent
+    from issuebench.agent import INFRA_STATUSES, AgentConfig, run_agent
+    from issuebench.executors.agent_jobs import MODEL_ENV
     from issuebench.harness import build_context
     from issuebench.llm import make_model
     from issuebench.llm.prices import DEFAULT_PRICES
 
     route_warnings()
+    if executor != "local":  # workers do not share our working directory: paths they read are absolute
+        output, repos, recipes, prices = (p.resolve() if p else p for p in (output, repos, recipes, prices))
     tasks, repos, demo = select_tasks(dataset, split, instance_ids, repos)
     llm = make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
     ectx = build_context(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb, repos_dir=repos,
@@ -69,17 +75,20 @@ def agent_command(
                          python_fallback="nearest" if demo else python_fallback)
     config = AgentConfig(step_limit=step_limit, cost_limit=cost_limit, wall_limit=wall_limit, command_timeout=timeout)
     started = time.monotonic()
-    with console.status(f"agent: {len(tasks)} instance(s)…") as status:
+    # With ray, -w is instances in flight (default 1, as locally); the model's key and endpoint
+    # reach the workers as forwarded variables, never inside a record.
+    with opened_executor(executor, ray_address, workers, forward_env=MODEL_ENV) as pool, \
+            console.status(f"agent: {len(tasks)} instance(s)…") as status:
         def on_result(record: dict) -> None:
             status.update(f"agent: {record['instance_id']} {record['exit_status']}")
 
         result = run_agent(tasks, llm, ectx, output, config=config, total_cost_limit=total_cost_limit,
-                           workers=workers, resume=not no_resume, on_result=on_result)
+                           workers=workers, resume=not no_resume, on_result=on_result, executor=pool)
     if result.trajectories:
         console.print(trajectories_table(result.trajectories))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already done in {output} (resumed; --no-resume reruns them)")
-    infra = [r for r in result.trajectories if r["exit_status"] in ("api_error", "env_failed", "error", "not_started")]
+    infra = [r for r in result.trajectories if r["exit_status"] in INFRA_STATUSES]
     console.print(f"{len(result.trajectories)} run in {time.monotonic() - started:.1f}s, "
                   f"${sum(r['cost'] for r in result.trajectories):.4f} spent "
                   f"(${result.spent:.4f} with earlier runs of this folder)")

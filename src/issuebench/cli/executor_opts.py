@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import typer
 
@@ -21,9 +21,11 @@ def ray_address_option() -> str | None:
 
 
 @contextlib.contextmanager
-def opened_executor(name: str, address: str | None, workers: int | None) -> Iterator[Executor]:
-    """get_executor, closed (a Ray instance started for the run shut down) however the command ends."""
-    executor = get_executor(name, address, workers)
+def opened_executor(name: str, address: str | None, workers: int | None,
+                    forward_env: Sequence[str] = ()) -> Iterator[Executor]:
+    """get_executor, closed (a Ray instance started for the run shut down) however the command ends.
+    forward_env: names of variables the Ray workers get from the driver (agent: the model's key)."""
+    executor = get_executor(name, address, workers, forward_env=forward_env)
     try:
         yield executor
     finally:

@@ -104,12 +104,19 @@ class OpenAIModel:
         self.temperature = temperature
         self.retry = retry or RetryPolicy()
         self.price = price_of(name, prices)
+        self._timeout, self._prices = timeout, prices
         self._openai = openai
         # Our own retry loop, not the package's: backoff and the error kinds are ours to report.
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key or "none", timeout=timeout,
                                      max_retries=0)
         self._lock = threading.Lock()
         self.total = Usage()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Shipped to another process (a Ray worker) as the arguments that made it: the client is
+        # rebuilt there and the key read from that process's environment (the executor forwards
+        # it by name), so a key never travels inside a record.
+        return (_rebuild, (self.name, self.base_url, self._timeout, self.temperature, self.retry, self._prices))
 
     def query(self, messages: list[Message], *, max_tokens: int | None = None) -> Reply:
         oa = self._openai
@@ -164,6 +171,12 @@ class OpenAIModel:
         with self._lock:
             self.total.add(usage)
         return Reply(content=content, usage=usage, model=self.name, attempts=attempts, notes=notes)
+
+
+def _rebuild(name: str, base_url: str | None, timeout: float, temperature: float, retry: RetryPolicy,
+             prices: Path) -> OpenAIModel:
+    return OpenAIModel(name, base_url=base_url, timeout=timeout, temperature=temperature, retry=retry,
+                       prices=prices)
 
 
 def _retry_after(exc: Any) -> float | None:

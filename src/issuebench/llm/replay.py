@@ -77,6 +77,14 @@ class ReplayModel:
         self._lock = threading.Lock()
         self.total = Usage()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Picklable (a Ray worker gets a copy): the lock is made anew on the other side.
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @classmethod
     def from_file(cls, path: Path, *, prices: Path = DEFAULT_PRICES) -> ReplayModel:
         try:

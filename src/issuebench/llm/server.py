@@ -32,6 +32,7 @@ class LoopbackServer:
         self.requests = 0              # every request that reached the server
         self.answered = 0              # requests answered with a completion
         self.fault_log: list[str] = []
+        self.api_keys: set[str] = set()  # bearer keys the requests carried: tests check they reach clients
         self._httpd = ThreadingHTTPServer((host, port), _handler(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # a slow answer in flight never holds up stop()
@@ -116,6 +117,7 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            server.api_keys.add(str(self.headers.get("Authorization") or "").removeprefix("Bearer "))
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                 return

@@ -1,0 +1,39 @@
+"""Records drawn one at a time, until the driver says stop: how agent keeps its total cost limit
+and synth its --max-tasks on a remote executor.
+
+The Ray executor draws its next record only when a slot frees, after the driver has handled the
+result that freed it, so `stop()` sees every finished record. (The local pool draws all records at
+once; agent and synth keep their own thread pools for local runs.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar, overload
+
+T = TypeVar("T")
+
+
+class Gate(Sequence[T]):
+    def __init__(self, records: Sequence[T], stop: Callable[[], bool]) -> None:
+        self.records, self.stop = records, stop
+        self.drawn = 0  # records[:drawn] were handed to the executor, the rest never were
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        return self.records[index]
+
+    def __iter__(self) -> Iterator[T]:
+        for record in self.records:
+            if self.stop():
+                return
+            self.drawn += 1
+            yield record
