@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from issuebench.cli.common import console, friendly_errors
+from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 
 
 def register(app: typer.Typer) -> None:
@@ -37,6 +38,8 @@ def synth_command(
                               "(OpenAI-compatible name, or replay:FILE)."),
     base_url: str = typer.Option(None, "--base-url", help="Base URL of the model's endpoint."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+    executor: str = executor_option(),
+    ray_address: str = ray_address_option(),
 ) -> None:
     """Make graded tasks by breaking working code; keep the bugs that covering tests catch."""
     from issuebench.errors import OptionError
@@ -50,10 +53,13 @@ def synth_command(
 
         client = make_model(model, base_url=base_url)
     names = [n.strip() for n in generators.split(",") if n.strip()] if generators else None
-    opts = SynthOptions(output=output, commit=commit, date=date, recipe=recipe, generators=names, limit=limit,
-                        max_tasks=max_tasks, workers=workers, scope=scope, timeout=timeout, seed=seed,
-                        name=name, no_sandbox=no_sandbox, client=client)
-    result = synthesize(src, opts, progress=lambda line: console.print(f"  {line}", highlight=False))
+    # With ray, -w is candidates in flight; each worker validates in a workbench of its own, and the
+    # source repository must be at the same path on every node (as eval's --repos).
+    with opened_executor(executor, ray_address, workers) as pool:
+        opts = SynthOptions(output=output, commit=commit, date=date, recipe=recipe, generators=names, limit=limit,
+                            max_tasks=max_tasks, workers=workers, scope=scope, timeout=timeout, seed=seed,
+                            name=name, no_sandbox=no_sandbox, client=client, executor=pool)
+        result = synthesize(src, opts, progress=lambda line: console.print(f"  {line}", highlight=False))
     view = Table(title=f"synth yield ({result.summary['repo']})")
     # Short headers: the table must fit an 80-column terminal.
     columns = {"candidates": "cands", "kept": "kept", "syntax_error": "syntax", "equivalent": "no-op",

@@ -87,6 +87,8 @@ class CandidateLog:
                     row = json.loads(line)
                 except ValueError:
                     continue  # a line cut by a kill
+                if row.get("retry"):  # the machinery failed it (a lost worker): decide it again
+                    continue
                 self.done[row["id"]] = row
 
     def add(self, row: dict) -> None:

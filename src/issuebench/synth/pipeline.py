@@ -170,6 +170,12 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
 
 def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
     """Validate candidates, `workers` at a time; stop early once --max-tasks are kept."""
+    executor = run.opts.executor
+    if executor is not None and executor.name != "local":  # candidates go to workers; the driver writes
+        from issuebench.executors.synth_jobs import run_remote
+
+        run_remote(executor, run, todo, p)
+        return
     stop = threading.Event()
 
     def one(cand: Candidate) -> None:

@@ -39,6 +39,7 @@ class SynthOptions:
     name: str | None = None             # owner/name of the rows
     no_sandbox: bool = False
     client: Any | None = None           # query(messages): model rewrite and issue wording
+    executor: Any | None = None         # issuebench.executors: None/local validates in threads here
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -188,7 +189,10 @@ class Run:
         return cmap, Baseline(passed, t2 - t1), seconds
 
     def decide(self, cand: Candidate, cmap: coverage_map.CoverageMap, base: Baseline, timeout: float) -> dict:
-        result = check(self.bench(), cand, cmap, base, timeout=timeout, scope=self.opts.scope)
+        return self.record(cand, check(self.bench(), cand, cmap, base, timeout=timeout, scope=self.opts.scope))
+
+    def record(self, cand: Candidate, result: Outcome) -> dict:
+        """A validated candidate into the log (and, kept, into the tasks): wherever it was checked."""
         row = {"id": cand.id, "generator": cand.generator, "status": result.status,
                "seconds": round(result.seconds, 3), "runs": result.runs, "tests": result.tests,
                "functions": [list(f) for f in cand.functions], "description": cand.description,
