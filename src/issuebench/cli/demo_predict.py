@@ -7,15 +7,18 @@ patch), and injects a rate limit and a server error on the way; the real client 
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from issuebench.harness.instance import EvalContext
 from issuebench.models import InstanceStatus, Task
+
+if TYPE_CHECKING:
+    from issuebench.analysis.report import SystemSummary
 
 PER_PROJECT = 1  # tasks per demo project: enough to show every stage, quick enough for `make demo`
 
@@ -62,15 +65,27 @@ def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, 
         with console.status(f"grading the {mode}'s patches…"):
             graded = run_evaluation(chosen, preds, ctx, workers=workers)
         ok = ok and len(preds) == len(chosen) and all(r.status is InstanceStatus.RESOLVED for r in graded.reports)
-        steps = [json.loads(line).get("steps", 0) for line in preds_path.read_text().splitlines()] if preds else []
         summaries = [m.summary_path for m in graded.models]
-        system = report_from_paths(summaries).systems[0] if summaries else None
-        rows.append((mode, system, sum(steps), server.fault_log, time.monotonic() - started, folder))
+        # Cost and steps as `report --predictions` reads them, beside the graded verdicts.
+        system = report_from_paths(summaries, prediction_files=[preds_path]).systems[0] if summaries else None
+        rows.append((mode, system, server.fault_log, time.monotonic() - started, folder))
     console.print(_table(rows, len(chosen)))
     agent_dir = output / "predict" / "agent"
     console.print(f"Predictions: {output / 'predict'}/{{agent,infer}}/preds.jsonl — an agent's steps: "
                   f"[bold]issuebench agent show {chosen[0].instance_id} -o {agent_dir}[/]", highlight=False)
+    agent = next(system for mode, system, *_ in rows if mode == "agent")
+    if agent is not None:
+        console.print(f"Steps and cost per task: [bold]issuebench report {agent.source} -p {agent_dir / 'preds.jsonl'} "
+                      "-f md[/]", highlight=False)
     return ok
+
+
+def _steps(system: SystemSummary | None) -> str:
+    """All model calls, per task, and how many runs the step limit stopped; blank when none stated."""
+    s = system.steps if system else None
+    if s is None:
+        return ""
+    return f"{s.all.total}, {s.all.mean:.1f}/task" + (f", {len(s.step_limit)} at the limit" if s.step_limit else "")
 
 
 def _table(rows: list, n: int) -> Table:
@@ -80,8 +95,8 @@ def _table(rows: list, n: int) -> Table:
                   "a task. Cost at the test model's rate in the price table: nothing is billed.")
     for col in ("how", "resolved", "cost $", "steps", "faults retried", "s"):
         table.add_column(col, justify="left" if col in ("how", "faults retried") else "right", no_wrap=True)
-    for mode, system, steps, faults, seconds, _folder in rows:
+    for mode, system, faults, seconds, _folder in rows:
         resolved = f"{system.resolved}/{system.total}" if system else "0"
         cost = f"{system.total_cost:.4f}" if system and system.total_cost is not None else "-"
-        table.add_row(mode, resolved, cost, str(steps), ", ".join(faults) or "-", f"{seconds:.1f}")
+        table.add_row(mode, resolved, cost, _steps(system), ", ".join(faults) or "-", f"{seconds:.1f}")
     return table
