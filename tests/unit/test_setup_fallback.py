@@ -72,3 +72,34 @@ def test_without_the_option_or_with_a_remembered_failure_the_build_error_stands(
         fallback.for_instance(TASK, on, ws, "", built=(BROKEN, ws))
     spec, note = fallback.fallback_spec(TASK, ws)
     assert spec is None and note == "setup fallback: no recipe for o/r 1.0 (best attempt passed 1/9 tests)"
+
+
+def _run(output: str, statuses: dict[str, str] | None = None, returncode: int = 1):
+    from issuebench.models import InstanceStatus, TestStatus
+
+    status_map = {k: TestStatus(v) for k, v in (statuses or {}).items()}
+    return SimpleNamespace(status=InstanceStatus.UNRESOLVED if status_map else InstanceStatus.LOG_UNPARSEABLE,
+                           status_map=status_map, output=output, returncode=returncode)
+
+
+GOLD_ADDS = Task(**{**TASK.model_dump(), "patch": (
+    "diff --git a/pkg/newmod.py b/pkg/newmod.py\nnew file mode 100644\n--- /dev/null\n+++ b/pkg/newmod.py\n"
+    "@@ -0,0 +1 @@\n+X = 1\n")})
+
+
+@pytest.mark.parametrize(("output", "statuses", "returncode", "fault"), [
+    # The environment's fault: a dependency, the project itself, the runner, a dependency's version.
+    ("E   ModuleNotFoundError: No module named 'six'", {"tests/test_a.py": "ERROR"}, 2, "No module named 'six'"),
+    ("/x/bin/python: No module named pytest", None, 1, "No module named 'pytest'"),
+    ("bash: line 1: pytest: command not found", None, 127, "pytest: command not found"),
+    ("ImportError: cannot import name 'Mapping' from 'collections.abc' (/e/lib/site-packages/x/__init__.py)",
+     None, 2, "cannot import name 'Mapping' from the installed collections.abc"),
+    # Not the environment's: the gold creates the module, the name is the project's own, a test passed.
+    ("ModuleNotFoundError: No module named 'pkg.newmod'", {"tests/test_a.py": "ERROR"}, 2, None),
+    ("ImportError: cannot import name 'new_fn' from 'pkg' (/tmp/testbed/pkg/__init__.py)", None, 2, None),
+    ("ModuleNotFoundError: No module named 'six'", {"tests/test_a.py::t": "PASSED"}, 1, None),
+])
+def test_which_runs_say_the_environment_cannot_run_the_tests(output, statuses, returncode, fault) -> None:
+    from issuebench.harness.tests_fallback import env_fault
+
+    assert env_fault(_run(output, statuses, returncode), GOLD_ADDS) == fault

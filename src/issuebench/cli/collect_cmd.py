@@ -93,6 +93,10 @@ def validate_command(
                                  "repository)."),
     timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing, fails "
+                                        "to build, or cannot run the tests on the unpatched base, use the recipe "
+                                        "`issuebench setup` finds for its repository version (remembered; said "
+                                        "in the outputs, and a kept row carries it)."),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -108,7 +112,7 @@ def validate_command(
     spec = load_recipe(recipe) if recipe else None
     with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
         runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,
-                                          no_sandbox=no_sandbox, work_dir=Path(work))
+                                          no_sandbox=no_sandbox, work_dir=Path(work), setup_fallback=setup_fallback)
         prepared, unprepared = [], []
         for task in tasks:
             try:
@@ -121,6 +125,8 @@ def validate_command(
             extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
                 if verdict.kept else (f": {verdict.detail[:160]}" if verdict.detail else "")
             console.print(f"{verdict.task.instance_id}: {mark}{extra}", highlight=False)
+            for note in verdict.notes:
+                console.print(f"  {note}", highlight=False)
 
         with opened_executor(executor, ray_address, workers) as pool:
             result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
@@ -137,7 +143,8 @@ def validate_command(
         for v in result.verdicts:
             if not v.kept:
                 fh.write(json.dumps({"instance_id": v.task.instance_id, "reason": v.reason,
-                                     "detail": v.detail, "flaky": v.flaky, "broken": v.broken}) + "\n")
+                                     "detail": v.detail, "flaky": v.flaky, "broken": v.broken,
+                                     "notes": v.notes}) + "\n")
         for task, why in unprepared:
             fh.write(json.dumps({"instance_id": task.instance_id, "reason": P.INSTALL_FAILED,
                                  "detail": why}) + "\n")
@@ -146,7 +153,8 @@ def validate_command(
     with runs_path.open("w") as fh:
         for v in result.verdicts:
             fh.write(json.dumps({"instance_id": v.task.instance_id, "kept": v.kept, "reason": v.reason,
-                                 "dropped": v.dropped, "before": v.before, "after": v.after}) + "\n")
+                                 "dropped": v.dropped, "before": v.before, "after": v.after,
+                                 "notes": v.notes}) + "\n")
     table.write(P.table_path_for(output))
     print_table(table, "validate")
     console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "

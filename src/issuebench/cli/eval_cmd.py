@@ -54,9 +54,10 @@ def eval_command(
     python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest: without the task's "
                                         "Python, stop, or use the nearest installed one."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore cached results and rerun everything."),
-    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing or fails "
-                                        "to build, use the recipe `issuebench setup` finds for its repository "
-                                        "version (remembered; said in the result)."),
+    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing, fails "
+                                        "to build, or cannot run the tests on the unpatched base, use the recipe "
+                                        "`issuebench setup` finds for its repository version (remembered; said "
+                                        "in the result)."),
     offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
                                  "packages only from the local cache."),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),

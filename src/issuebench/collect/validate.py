@@ -28,6 +28,7 @@ from issuebench.harness.commands import files_in_diff
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
+FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
 
 
 class TestRunLike(Protocol):
@@ -60,6 +61,8 @@ class Verdict:
     dropped: dict[str, str] = field(default_factory=dict)
     before: list[TestStatusMap] = field(default_factory=list)
     after: list[TestStatusMap] = field(default_factory=list)
+    # What --setup-fallback did (the runs' "setup fallback" notes); a kept row then carries setup's recipe.
+    notes: list[str] = field(default_factory=list)
 
 
 def outcome(status: TestStatus | None) -> str:
@@ -171,6 +174,8 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
         for gold, maps in ((False, before), (True, after)):
             run = runner(task, task.patch if gold else None)
             verdict.runs += 1
+            verdict.notes += [n for n in getattr(run, "notes", [])
+                              if n.startswith(FALLBACK) and n not in verdict.notes]
             verdict.test_seconds += run.durations.get("tests", 0.0)
             failure = _run_failure(run, gold)
             if failure is None or failure[0] != P.INSTALL_FAILED:
@@ -185,6 +190,9 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
             break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
     verdict.validated = True
     verdict.before, verdict.after = before, after
+    env_used = getattr(runner, "env_used", None)
+    if verdict.notes and env_used is not None:  # the row must name the environment its lists came from
+        task.env = env_used(task) or task.env
     before, after = _scoped(before, outside), _scoped(after, outside)
     verdict.dropped = {**explain_dropped(before, after), **{
         name: f"{OUTSIDE} (before: {_outcomes(verdict.before, name)}; after: {_outcomes(verdict.after, name)})"
@@ -260,23 +268,33 @@ def tally(verdicts: Iterable[Verdict]) -> P.PipelineTable:
 
 def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
                    recipes_dir: Path | None = None, timeout: float = 1800.0,
-                   no_sandbox: bool = False, work_dir: Path) -> tuple[Runner, Callable[[Task], Task]]:
+                   no_sandbox: bool = False, work_dir: Path,
+                   setup_fallback: bool = False) -> tuple[Runner, Callable[[Task], Task]]:
     """A runner over the lead's harness, and a function that embeds each task's recipe (`env`).
 
     The spec is resolved once per task (row `env` > --recipe > recipes) and passed to every run,
     so all repeats of a task use the same environment. It is resolved as `eval` resolves it, with
     the task's clone at hand: the date comes from environment_setup_commit, so a validated row runs
     in the very environment eval builds for it (and every task of a version shares one).
+    With `setup_fallback` (carried to every worker in the context's arguments), a task without a
+    recipe goes on without `env`, and the runs use the recipe `setup` finds for its version.
     """
+    from issuebench.errors import IssuebenchError
     from issuebench.harness.instance import resolve_task_spec
 
     run = HarnessRunner(dict(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
-                             recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False))
+                             recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False,
+                             setup_fallback=setup_fallback))
 
     def with_env(task: Task) -> Task:
         if task.env is None and recipe is not None:
             task = task.model_copy(update={"env": recipe})
-        spec = resolve_task_spec(task, recipes_dir, _clone_of(task, repos_dir))
+        try:
+            spec = resolve_task_spec(task, recipes_dir, _clone_of(task, repos_dir))
+        except IssuebenchError:
+            if setup_fallback:
+                return task  # the harness sets the version up (instance.run_tests)
+            raise
         return task.model_copy(update={"env": spec})
 
     return run, with_env
@@ -309,8 +327,18 @@ class HarnessRunner:
     def __call__(self, task: Task, model_patch: str | None) -> TestRunLike:
         from issuebench.envs import resolve_spec
         from issuebench.harness import build_context, run_tests
+        from issuebench.harness.runlog import InstanceLog
+        from issuebench.harness.tests_fallback import when_tests_cannot_run
 
         if self._ctx is None:
             self._ctx = build_context(**self.context_args)
-        spec = resolve_spec(task, recipes_dir=self.context_args.get("recipes_dir"))
-        return run_tests(task, model_patch, self._ctx, spec=spec, apply_test_patch=True)
+        # A row without `env` reaches here only with --setup-fallback: run_tests resolves, then falls back.
+        spec = resolve_spec(task, recipes_dir=self.context_args.get("recipes_dir")) if task.env is not None else None
+        run = run_tests(task, model_patch, self._ctx, spec=spec, apply_test_patch=True)
+        return when_tests_cannot_run(task, model_patch, self._ctx, run, run_tests, spec, InstanceLog(None))
+
+    def env_used(self, task: Task) -> EnvSpec | None:
+        """The recipe --setup-fallback remembered for the task's version (its runs' notes said so)."""
+        from issuebench.setup.fallback import remembered_spec
+
+        return remembered_spec(task) if self.context_args.get("setup_fallback") else None

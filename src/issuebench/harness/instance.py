@@ -13,7 +13,7 @@ from pathlib import Path
 
 from issuebench import HARNESS_VERSION, config
 from issuebench.errors import IssuebenchError
-from issuebench.harness import artifacts, commands, guards
+from issuebench.harness import artifacts, commands, guards, tests_fallback
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.task_version import log_version_notes
@@ -111,6 +111,7 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
         "timeout": getattr(limits, "timeout", None),
         # A stand-in interpreter (--python-fallback nearest) is a different experiment.
         "python_fallback": getattr(ctx.env_builder, "python_fallback", None),
+        **({"setup_fallback": True} if ctx.setup_fallback else {}),  # only when on: other keys stay
     })[:24]
 
 
@@ -340,6 +341,7 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     version_notes = log_version_notes(spec, log)
     start = time.monotonic()
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
+    run = tests_fallback.when_tests_cannot_run(task, prediction.model_patch, ctx, run, run_tests, spec, log)
     artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")
     artifacts.write_text_atomic(inst_dir / "test_output.txt", run.output)
     if run.env_manifest:  # what was installed, from which date, with which interpreter

@@ -1,5 +1,7 @@
 """`eval`/`validate --setup-fallback`: when a task's recipe fails, set up its repository version.
 
+(When the recipe builds but the tests cannot run in it: issuebench.harness.tests_fallback decides.)
+
 The reference shares one environment per (repository, version); so does the fallback. The first
 task of a version whose recipe is missing or fails to build runs `setup` on its base commit with the
 task's date; the outcome (the accepted recipe, or why none was found) is remembered under
@@ -40,6 +42,19 @@ def remembered(task: Task) -> dict[str, Any] | None:
         return None
 
 
+def remembered_spec(task: Task) -> EnvSpec | None:
+    """The recipe remembered for the task's version, when setup found one (no search)."""
+    entry = remembered(task)
+    return _spec_of(entry)[0] if entry and entry.get("accepted") and entry.get("env") else None
+
+
+def _spec_of(entry: dict[str, Any]) -> tuple[EnvSpec, str]:
+    spec = EnvSpec.model_validate(entry["env"])
+    note = (f"{NOTE}: recipe set up from {entry.get('commit', '?')[:12]} "
+            f"({entry.get('tests_passed')}/{entry.get('tests_run')} tests passed there)")
+    return spec.model_copy(update={"notes": [*spec.notes, note]}), note
+
+
 def fallback_spec(task: Task, source: Path, *, builder: Any = None, sandbox: Any = None,
                   why: str = "") -> tuple[EnvSpec | None, str]:
     """(the recipe setup found for the task's repository version, or None; a one-line note)."""
@@ -52,10 +67,7 @@ def fallback_spec(task: Task, source: Path, *, builder: Any = None, sandbox: Any
             (store / f"{_key(task)}.json").write_text(json.dumps(entry, indent=2), encoding="utf-8")
     if not entry.get("accepted"):
         return None, f"{NOTE}: no recipe for {task.repo} {task.version} ({entry.get('reason', 'unknown')})"
-    spec = EnvSpec.model_validate(entry["env"])
-    note = (f"{NOTE}: recipe set up from {entry.get('commit', '?')[:12]} "
-            f"({entry.get('tests_passed')}/{entry.get('tests_run')} tests passed there)")
-    return spec.model_copy(update={"notes": [*spec.notes, note]}), note
+    return _spec_of(entry)
 
 
 def _search(task: Task, source: Path, builder: Any, sandbox: Any, why: str) -> dict[str, Any]:
