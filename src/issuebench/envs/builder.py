@@ -324,7 +324,8 @@ class EnvBuilder:
         assert env is not None
         return env
 
-    def _uv_env(self) -> dict[str, str]:
+    def uv_env(self) -> dict[str, str]:
+        """The environment uv runs with on the host (one package cache, no user config, the date)."""
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PYTHON", "PYTHONPATH")}
         # Keep uv's one shared package cache: files are hard-linked into every env, so N envs that
         # share packages cost the disk of one copy.
@@ -343,7 +344,7 @@ class EnvBuilder:
     def _run_host(self, argv: list[str], log: _BuildLog, what: str, cwd: Path | None = None) -> None:
         log.write("$ " + " ".join(argv))
         try:
-            proc = subprocess.run(argv, cwd=cwd, env=self._uv_env(), capture_output=True, text=True,
+            proc = subprocess.run(argv, cwd=cwd, env=self.uv_env(), capture_output=True, text=True,
                                   timeout=INSTALL_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise _StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
@@ -462,7 +463,7 @@ class EnvBuilder:
                 "--no-header", "--no-annotate", "--quiet"]
         try:
             proc = subprocess.run(argv, input="\n".join(f"{n}=={v}" for n, v in pins), capture_output=True,
-                                  text=True, timeout=300, env=self._uv_env(), check=False)
+                                  text=True, timeout=300, env=self.uv_env(), check=False)
         except (OSError, subprocess.TimeoutExpired):
             return []
         if proc.returncode != 0:
@@ -606,7 +607,7 @@ class EnvBuilder:
     def _freeze(self, venv: Path) -> list[str]:
         try:
             proc = subprocess.run([_uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")],
-                                  capture_output=True, text=True, timeout=120, env=self._uv_env())
+                                  capture_output=True, text=True, timeout=120, env=self.uv_env())
         except (OSError, subprocess.TimeoutExpired):
             return []
         return proc.stdout.splitlines() if proc.returncode == 0 else []

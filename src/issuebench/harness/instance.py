@@ -14,6 +14,7 @@ from pathlib import Path
 from issuebench import HARNESS_VERSION, config
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards, tests_fallback
+from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.task_version import log_version_notes
@@ -126,7 +127,9 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
     log = log or InstanceLog(None)
     if ctx.backend == "docker":
-        return _run_in_docker(task, model_patch, ctx, spec, log)
+        from issuebench.harness.docker_run import run_in_docker_backend
+
+        return run_in_docker_backend(task, model_patch, ctx, spec, log)
     timings: dict[str, float] = {}
     t0 = time.monotonic()
     try:
@@ -170,12 +173,17 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         run.status, run.reason = InstanceStatus.ENV_FAILED, _explain(exc)
         return run
     run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
-    timings["env"] = time.monotonic() - t0
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
     run.env_manifest = getattr(env, "manifest", None)
     if run.env_manifest and run.env_manifest.get("exclude_newer"):
         run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
+    # Read from the pristine base commit, before the model's patch: a patch never chooses what we install.
+    layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+    if note:
+        run.notes.append(note)
+        log.info(note)
+    timings["env"] = time.monotonic() - t0
 
     test_files = commands.files_in_diff(task.test_patch)
     if model_patch and model_patch.strip():
@@ -208,7 +216,10 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     body = "\n".join([*spec.pre_test, run.command])
     raw_path = ws.parent / f"{ws.name}.out"
     t0 = time.monotonic()
-    res = ctx.sandbox.run(["bash", "-c", body], workspace=ws, binds=env.binds(), env=env.run_env(),
+    binds, run_env = env.binds(), env.run_env()
+    if layer is not None:
+        binds, run_env = [*binds, *layer.binds()], layer.apply(run_env)
+    res = ctx.sandbox.run(["bash", "-c", body], workspace=ws, binds=binds, env=run_env,
                           limits=ctx.limits, network=False, cwd=config.TESTBED_PATH, output_path=raw_path)
     raw_path.unlink(missing_ok=True)
     timings["tests"] = time.monotonic() - t0
@@ -222,37 +233,10 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         run.reason = res.reason
         return run
 
-    return _parse_run(task, spec, run, nonce, res.returncode)
+    return parse_run(task, spec, run, nonce, res.returncode)
 
 
-_DOCKER_STATUS = {"apply_failed": InstanceStatus.APPLY_FAILED, "timeout": InstanceStatus.TIMEOUT,
-                  "memory_limit": InstanceStatus.MEMORY_LIMIT, "docker_failed": InstanceStatus.SANDBOX_FAILED}
-
-
-def _run_in_docker(task: Task, model_patch: str | None, ctx: EvalContext, spec: EnvSpec | None,
-                   log: InstanceLog) -> TestRun:
-    """The same instance in the reference's published image: only where the tests run changes."""
-    from issuebench.harness.docker_backend import image_name, run_in_docker
-
-    spec = spec or EnvSpec(test_cmd="pytest -rA")
-    nonce = secrets.token_hex(16)
-    run = TestRun(InstanceStatus.ERROR, command=commands.test_command(spec, task.test_patch))
-    run.script = commands.eval_script(spec, task.test_patch, nonce)
-    log.info(f"docker image {task.image or image_name(task)}")
-    t0 = time.monotonic()
-    run.output, status = run_in_docker(task, model_patch, run.command, nonce, ctx.limits)
-    run.durations["tests"] = time.monotonic() - t0
-    if model_patch and model_patch.strip():
-        applied = status != "apply_failed"
-        run.patch_status = PatchStatus.APPLIED if applied else PatchStatus.DOES_NOT_APPLY
-        run.apply_method = "docker: git apply / patch fallbacks" if applied else None
-    if status != "ok":
-        run.status, run.reason = _DOCKER_STATUS.get(status, InstanceStatus.ERROR), f"docker backend: {status}"
-        return run
-    return _parse_run(task, spec, run, nonce, None)
-
-
-def _parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: int | None) -> TestRun:
+def parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: int | None) -> TestRun:
     from issuebench.parsers import extract_test_output, get_parser
 
     run.test_output = extract_test_output(run.output, nonce=nonce)

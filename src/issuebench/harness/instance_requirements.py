@@ -1,0 +1,220 @@
+"""What a task's own commit asks of the shared environment, and a layer that gives it.
+
+The reference installs the project (`pip install -e .`) in every instance's image, at the instance's
+base commit. We build one environment per recipe, from one commit, and share it: far cheaper, and
+the code under test is each workspace's own either way (the install is editable). What can differ is
+what the commit declares: a pytest of spring 2020 imports wcwidth, which the version's environment,
+installed from a later commit that had dropped it, never got. So for each instance we read the
+requirements its commit declares (the reader the build uses), compare them with what the
+environment holds, and install only what is missing or out of range, as of the environment's date,
+into a layer folder put first on the run's PYTHONPATH. Layers are cached per environment and
+requirement set; the environment itself is never written.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.markers import InvalidMarker
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from issuebench.models import EnvSpec, stable_hash
+
+# The files a commit declares its requirements in; the same blob ids mean the same answer.
+_DECLARING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
+_LAYERS = "layers"
+_ANSWERS = ".issuebench-instance-requirements"
+DECLARED_TIMEOUT = 300.0
+
+
+@dataclass
+class Layer:
+    """A folder of packages the instance needs beyond its environment."""
+
+    path: Path
+    requirements: list[str]
+
+    def binds(self) -> list[Any]:
+        from issuebench.sandbox.types import Bind
+
+        return [Bind(self.path)]
+
+    def apply(self, run_env: dict[str, str]) -> dict[str, str]:
+        """The run's environment with the layer first on the import path and its scripts on PATH."""
+        out = dict(run_env)
+        out["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.path), run_env.get("PYTHONPATH", "")) if p)
+        if (self.path / "bin").is_dir():
+            out["PATH"] = f"{self.path / 'bin'}:{run_env.get('PATH', '')}"
+        return out
+
+
+def unmet(declared: list[str], installed: list[str], python_version: str, project: str | None) -> list[str]:
+    """The declared requirements (PEP 508 lines) that the installed set (`name==version` lines)
+    does not satisfy on this interpreter. The project itself is never one."""
+    versions: dict[str, str] = {}
+    for line in installed:
+        name, sep, version = line.partition("==")
+        if sep:
+            versions[canonicalize_name(name.strip())] = version.strip()
+    own = canonicalize_name(project) if project else None
+    marker_env = {"python_version": ".".join(python_version.split(".")[:2]),
+                  "python_full_version": python_version, "extra": ""}
+    out: list[str] = []
+    for text in declared:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        name = canonicalize_name(req.name)
+        if name == own or req.url:
+            continue
+        try:
+            if req.marker is not None and not req.marker.evaluate(marker_env):
+                continue
+        except InvalidMarker:
+            continue
+        have = versions.get(name)
+        if have is None or (req.specifier and not req.specifier.contains(have, prereleases=True)):
+            out.append(str(req))
+    return list(dict.fromkeys(out))
+
+
+def declaring_blobs(ws: Path) -> dict[str, str]:
+    """Blob ids of the files that declare the project's requirements, at the workspace's HEAD."""
+    from issuebench.harness.workspace import git
+
+    out = {}
+    for name in _DECLARING_FILES:
+        proc = git(ws, "rev-parse", f"HEAD:{name}", check=False)
+        if proc.returncode == 0:
+            out[name] = proc.stdout.strip()
+    return out
+
+
+def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer | None, str | None]:
+    """instance_layer for a run: nothing for environments not built by our builder, and a failure
+    to check becomes a note, never a failed instance."""
+    from issuebench.errors import IssuebenchError
+
+    uv_env = getattr(env_builder, "uv_env", None)
+    if uv_env is None or not getattr(env, "manifest", None):
+        return None, None
+    try:
+        return instance_layer(env, ws, sandbox, uv_env())
+    except (OSError, subprocess.SubprocessError, IssuebenchError) as exc:
+        return None, f"the commit's declared requirements could not be checked: {exc}"
+
+
+def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> tuple[Layer | None, str | None]:
+    """The layer this workspace's commit needs on top of `env` (None when it needs nothing), and a
+    note for the result saying what was added or why it could not be."""
+    from issuebench.envs.dated_install import local_install_targets, wanted_extras
+
+    spec: EnvSpec = env.spec
+    targets = local_install_targets(spec.install)
+    blobs = declaring_blobs(ws)
+    if not targets or not blobs:
+        return None, None
+    extras = wanted_extras(targets)
+    answers = Path(env.path) / _ANSWERS
+    key = stable_hash([blobs, extras])[:16]
+    known = _read_json(answers / f"{key}.json")
+    if known is None:
+        declared, project = _declared(env, ws, sandbox, extras)
+        missing = unmet(declared, env.manifest.get("installed", []), env.python_version, project) \
+            if declared is not None else []
+        known = {"missing": missing}
+        _write_json(answers / f"{key}.json", known)
+    missing = known["missing"]
+    if not missing:
+        return None, None
+    layer, error = _ensure_layer(env, missing, uv_env)
+    if layer is None:
+        return None, (f"the project at this commit declares {', '.join(missing)}, which the environment lacks; "
+                      f"installing them failed: {error}")
+    return layer, (f"the project at this commit declares {', '.join(missing)}, which the version's environment "
+                   f"lacks: installed as of {env.manifest.get('exclude_newer') or 'today'} into a layer for this "
+                   "commit, as the reference's per-instance install would")
+
+
+def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list[str] | None, str | None]:
+    """The commit's declared requirements and the project's name (None when they cannot be read).
+    Whatever reading them leaves in the workspace is put back as it was."""
+    from issuebench import config
+    from issuebench.envs.dated_install import SCRIPT, pep621_requirements
+    from issuebench.harness.workspace import changed_paths, reset_paths
+    from issuebench.sandbox.types import Limits
+
+    lines = pep621_requirements(ws, extras)
+    if lines is None:
+        before = set(changed_paths(ws, include_ignored=True))
+        result = sandbox.run(["python", str(SCRIPT), ",".join(extras)], workspace=ws, binds=env.binds(),
+                             env=env.run_env(), limits=Limits(timeout=DECLARED_TIMEOUT, memory_mb=None, max_procs=None),
+                             network=False, cwd=config.TESTBED_PATH)
+        stray = [p for p in changed_paths(ws, include_ignored=True) if p not in before]
+        if stray:
+            reset_paths(ws, "HEAD", stray)
+        if result.status != "ok" or result.returncode != 0:
+            return None, None
+        lines = result.output.splitlines()
+    project = next((r.split(":", 1)[1].strip() for r in lines if r.startswith("# project:")), None)
+    return [r.strip() for r in lines if r.strip() and not r.startswith("#")], project
+
+
+def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:
+    """Install `missing` as of the environment's date into a cached layer folder."""
+    from issuebench.envs.builder import _uv, exempt_from_cutoff
+    from issuebench.envs.dating import date_args
+
+    root = Path(env.path).parent / _LAYERS
+    root.mkdir(parents=True, exist_ok=True)
+    name = stable_hash([env.env_hash, sorted(missing)])[:16]
+    path = root / name
+    if (path / ".done").is_file():
+        return Layer(path, missing), ""
+    cutoff = env.manifest.get("exclude_newer")
+    with (root / f".{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (path / ".done").is_file():
+            return Layer(path, missing), ""
+        shutil.rmtree(path, ignore_errors=True)
+        with tempfile.TemporaryDirectory(prefix="issuebench-layer-") as tmp:
+            # What the environment holds constrains the layer, so nothing it already has is shadowed
+            # by another version; when that cannot be, the commit's ranges win, as pip would let them.
+            constraints = Path(tmp) / "installed.txt"
+            constraints.write_text("\n".join(env.manifest.get("installed", [])) + "\n")
+            base = [_uv(), "pip", "install", "--target", str(path), "--python", str(env.python),
+                    *date_args(cutoff, exempt_from_cutoff(env.spec))]
+            error = ""
+            for extra in (["-c", str(constraints)], []):
+                proc = subprocess.run([*base, *extra, *missing], capture_output=True, text=True,
+                                      env=uv_env, timeout=1800)
+                if proc.returncode == 0:
+                    (path / ".done").write_text("\n".join(missing) + "\n")
+                    return Layer(path, missing), ""
+                error = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+                shutil.rmtree(path, ignore_errors=True)
+    return None, error
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)
