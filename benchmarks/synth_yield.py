@@ -4,14 +4,16 @@ against full-suite validation on the same candidates, and eval of the kept tasks
 1. `synthesize` with --limit/--workers (or read the yield.json of a run already made in DIR):
    the yield table and kept tasks per hour of wall-clock time.
 2. In the same process, the first --compare candidates of a fresh plan (same generators, a new
-   seed so they are new candidates) are each validated twice in one workbench, one worker:
-   covering tests (what synth does) and the whole suite per candidate (what SWE-smith does).
-   Printed: the ratio of total validation seconds, and whether both ways keep the same ones.
+   seed so they are new candidates) are each validated in one workbench, one worker: covering
+   tests on the warm worker (what synth does), covering tests with a plain sandboxed pytest per
+   run (with --cold; must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS as the warm
+   worker) and the whole suite per candidate with plain runs (what SWE-smith does). Printed: the
+   ratios of total validation seconds, and whether the ways keep the same ones.
 3. With --eval: `issuebench eval` of DIR/tasks.jsonl with the gold patches and with a no-op
    patch (adds a text file): every kept task must be resolved by gold and by nothing else.
 
     .venv/bin/python benchmarks/synth_yield.py SRC --recipe R.toml --output DIR \\
-        [--limit 300] [--workers 2] [--compare 30] [--eval]
+        [--limit 300] [--workers 2] [--compare 30] [--cold] [--eval]
 """
 
 from __future__ import annotations
@@ -57,22 +59,41 @@ def compare(args: argparse.Namespace) -> dict:
         bench = prepared.run.bench()
         rows = []
         for cand in cands:
-            cov = check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope="covering")
-            full = check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope="suite")
-            rows.append({"id": cand.id, "generator": cand.generator, "covering": cov.status, "suite": full.status,
-                         "covering_seconds": round(cov.seconds, 2), "suite_seconds": round(full.seconds, 2),
-                         "covering_f2p": len(cov.FAIL_TO_PASS), "suite_f2p": len(full.FAIL_TO_PASS)})
-            print(f"  {cand.generator:14} covering {cov.status:14} {cov.seconds:6.1f}s | "
-                  f"suite {full.status:14} {full.seconds:6.1f}s", flush=True)
+            def way(scope: str, warm: bool, cand=cand):
+                bench.warm = warm
+                return check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope=scope)
+
+            cov = way("covering", True)
+            row = {"id": cand.id, "generator": cand.generator, "covering": cov.status,
+                   "covering_seconds": round(cov.seconds, 2), "covering_f2p": len(cov.FAIL_TO_PASS)}
+            line = f"  {cand.generator:14} warm {cov.status:14} {cov.seconds:6.1f}s | "
+            if args.cold:
+                cold = way("covering", False)
+                row.update(cold=cold.status, cold_seconds=round(cold.seconds, 2),
+                           identical=(cov.status, cov.FAIL_TO_PASS, cov.PASS_TO_PASS)
+                           == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS))
+                line += f"cold {cold.status:14} {cold.seconds:6.1f}s {'same' if row['identical'] else 'DIFFERENT'} | "
+            full = way("suite", False)
+            row.update(suite=full.status, suite_seconds=round(full.seconds, 2), suite_f2p=len(full.FAIL_TO_PASS))
+            rows.append(row)
+            print(f"{line}suite {full.status:14} {full.seconds:6.1f}s", flush=True)
+        workers_started = bench.worker.starts if bench.worker else 0
     finally:
         prepared.run.close()
     cov_s = sum(r["covering_seconds"] for r in rows)
     suite_s = sum(r["suite_seconds"] for r in rows)
     same = sum((r["covering"] == "kept") == (r["suite"] == "kept") for r in rows)
-    return {"candidates": len(rows), "covering_seconds": round(cov_s, 1), "suite_seconds": round(suite_s, 1),
-            "speedup": round(suite_s / cov_s, 2) if cov_s else None, "same_verdict": same,
-            "kept_covering": sum(r["covering"] == "kept" for r in rows),
-            "kept_suite": sum(r["suite"] == "kept" for r in rows), "rows": rows}
+    out = {"candidates": len(rows), "covering_seconds": round(cov_s, 1), "suite_seconds": round(suite_s, 1),
+           "speedup": round(suite_s / cov_s, 2) if cov_s else None, "same_verdict": same,
+           "kept_covering": sum(r["covering"] == "kept" for r in rows),
+           "kept_suite": sum(r["suite"] == "kept" for r in rows), "warm_workers_started": workers_started,
+           "rows": rows}
+    if args.cold:
+        cold_s = sum(r["cold_seconds"] for r in rows)
+        out.update(cold_seconds=round(cold_s, 1), cold_speedup=round(suite_s / cold_s, 2) if cold_s else None,
+                   warm_over_cold=round(cold_s / cov_s, 2) if cov_s else None,
+                   identical=sum(r["identical"] for r in rows))
+    return out
 
 
 def evaluate(args: argparse.Namespace) -> dict:
@@ -105,6 +126,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compare", type=int, default=30, help="candidates validated both ways (0: skip)")
     ap.add_argument("--generators", default=None, help="for the comparison (default: all single ones)")
+    ap.add_argument("--cold", action="store_true", help="also validate covering tests with a plain run per "
+                    "pytest call (no warm worker) and check the results are identical")
     ap.add_argument("--eval", action="store_true")
     ap.add_argument("--rerun", action="store_true", help="run synth even if DIR/yield.json exists")
     ap.add_argument("--only", default="synth,compare,eval", help="steps to do (the comparison needs "
@@ -124,9 +147,13 @@ def main() -> int:
             print(f"  {gen:14} {counts['kept']:4}/{counts['candidates']:<4} kept ({share:.0%})")
     if args.compare and "compare" in steps:
         report["compare"] = cmp = compare(args)
-        print(f"validation of {cmp['candidates']} candidates: covering {cmp['covering_seconds']}s, "
+        print(f"validation of {cmp['candidates']} candidates: covering (warm) {cmp['covering_seconds']}s, "
               f"whole suite {cmp['suite_seconds']}s -> {cmp['speedup']}x; same verdict "
               f"{cmp['same_verdict']}/{cmp['candidates']} (kept {cmp['kept_covering']} vs {cmp['kept_suite']})")
+        if args.cold:
+            print(f"covering (cold) {cmp['cold_seconds']}s -> {cmp['cold_speedup']}x against the whole suite; "
+                  f"warm is {cmp['warm_over_cold']}x faster than cold; identical status, FAIL_TO_PASS and "
+                  f"PASS_TO_PASS {cmp['identical']}/{cmp['candidates']}")
     if args.eval and "eval" in steps:
         report["eval"] = ev = evaluate(args)
         print(f"eval: gold resolves {ev['gold']['resolved']}/{ev['gold']['total']}, "

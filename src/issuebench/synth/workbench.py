@@ -47,13 +47,15 @@ def base_command(test_cmd: str, workspace: Path) -> list[str]:
 
 class Workbench:
     def __init__(self, source: Path, commit: str, spec: EnvSpec, *, builder, sandbox,
-                 suite_args: Sequence[str] = ()) -> None:
+                 suite_args: Sequence[str] = (), warm: bool = True) -> None:
         from issuebench.harness import overlay
         from issuebench.harness.workspace import create_workspace
 
         self.spec = spec
         self.sandbox = sandbox
         self.suite_args = list(suite_args)
+        self.warm = warm            # runs of given test ids go to a warm worker when it can serve them
+        self._worker = None
         self.ws = create_workspace(source, commit)
         try:
             self.env = overlay.ensure_env_with_overlay(builder, spec, self.ws)
@@ -94,7 +96,9 @@ class Workbench:
             env["PYTHONPATH"] = SCRATCH + (f":{path}" if path else "")
         body = "\n".join([*self.spec.pre_test, self.command(targets, extra)])
         started = time.monotonic()
-        res = self.sandbox.run(["bash", "-c", body], workspace=self.ws, binds=self.env.binds(), env=env,
+        res = self._warm_run(targets, extra, timeout) if targets is not None and not coverage else None
+        if res is None:
+            res = self.sandbox.run(["bash", "-c", body], workspace=self.ws, binds=self.env.binds(), env=env,
                                limits=Limits(timeout=timeout), network=False, cwd=config.TESTBED_PATH)
         run = SuiteRun(res.status, output=res.output, seconds=time.monotonic() - started, reason=res.reason)
         if res.status == "ok":
@@ -103,8 +107,34 @@ class Workbench:
 
     def apply(self, changes: Sequence[Change], *, undo: bool = False) -> None:
         for change in changes:
+            path = self.ws / change.path
             # Bytes, not text: newline="" semantics, so a CRLF file stays CRLF.
-            (self.ws / change.path).write_bytes((change.before if undo else change.after).encode())
+            path.write_bytes((change.before if undo else change.after).encode())
+            # A .pyc is trusted when the source's mtime (whole seconds) and size match the ones it
+            # records, and a same-size bug written in the same second as the last version would
+            # pass: drop the compiled copies (pytest's rewritten ones too) of every changed file.
+            for pyc in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+                pyc.unlink(missing_ok=True)
+
+    @property
+    def worker(self):  # -> WarmWorker | None
+        return self._worker
+
+    def _warm_run(self, targets: Sequence[str], extra: Sequence[str], timeout: float):  # -> RunResult | None
+        """The run on the warm worker; None when it cannot serve it (then it runs the plain way)."""
+        from issuebench.synth.warm import WarmWorker, pytest_mode
+
+        if not self.warm or self.sandbox.name != "bwrap" or self.spec.pre_test:
+            return None
+        found = pytest_mode(base_command(self.spec.test_cmd, self.ws))
+        if found is None:
+            return None
+        if self._worker is None:
+            self._worker = WarmWorker(self.ws, self.env.python, binds=self.env.binds(), env=self.env.run_env())
+        mode, args = found
+        return self._worker.run(mode, [*args, *targets, *extra], timeout=timeout)
 
     def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
         shutil.rmtree(self.ws, ignore_errors=True)

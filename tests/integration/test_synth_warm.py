@@ -1,0 +1,158 @@
+"""synth's warm worker against plain sandboxed runs, on a tiny project built here (real git, uv
+environment, bubblewrap).
+
+The warm worker must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS as a plain pytest
+run per candidate, never run stale bytecode of an earlier candidate (a same-size bug written in
+the same second as the last one), and survive candidates that hang or kill their process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from tests.gitrepo import init_repo
+
+pytestmark = pytest.mark.slow
+
+CORE = '''def add(a, b):
+    return a + b
+
+
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+'''
+TESTS = '''from calc.core import add, clamp
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_add_zero():
+    assert add(0, 0) == 0
+
+
+def test_clamp():
+    assert clamp(5, 0, 3) == 3
+    assert clamp(2, 0, 3) == 2
+'''
+ADD = ("tests/test_core.py::test_add", "tests/test_core.py::test_add_zero")
+CLAMP = "tests/test_core.py::test_clamp"
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory):
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    from issuebench.envs import EnvBuilder
+    from issuebench.sandbox import get_sandbox
+    from issuebench.synth.run import load_recipe
+    from issuebench.synth.workbench import Workbench
+
+    tmp = tmp_path_factory.mktemp("warm")
+    src = tmp / "calc"
+    commit = init_repo(src, {"calc/__init__.py": "", "calc/core.py": CORE, "tests/test_core.py": TESTS},
+                       date="2024-01-02T00:00:00Z")
+    recipe = tmp / "recipe.toml"
+    recipe.write_text(f'python = "{sys.version_info.major}.{sys.version_info.minor}"\n'
+                      'packages = ["pytest"]\nexclude_newer_source = "none"\n'
+                      'test_cmd = "python -m pytest -rA"\n')
+    spec, _args = load_recipe(recipe)
+    sandbox = get_sandbox()
+    wb = Workbench(src, commit, spec, builder=EnvBuilder(sandbox=sandbox), sandbox=sandbox)
+    yield wb
+    wb.close()
+
+
+def candidate(add_body: str):
+    from issuebench.synth.base import Candidate, Change
+
+    after = CORE.replace("return a + b", add_body)
+    return Candidate("test", [Change("calc/core.py", CORE, after)], [("calc/core.py", "add", 2, 2)])
+
+
+def both_ways(bench, cand, timeout: float = 60.0):
+    from issuebench.synth.coverage_map import CoverageMap
+    from issuebench.synth.validate import Baseline, check
+
+    cmap = CoverageMap({"calc/core.py": {2: set(ADD), 6: {CLAMP}}})
+    base = Baseline({*ADD, CLAMP}, suite_seconds=1.0)
+    out = {}
+    for warm in (True, False):
+        bench.warm = warm
+        res = check(bench, cand, cmap, base, timeout=timeout)
+        out[warm] = (res.status, res.FAIL_TO_PASS, res.PASS_TO_PASS)
+    bench.warm = True
+    return out[True], out[False]
+
+
+def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(bench) -> None:
+    from issuebench.config import TESTBED_PATH
+    from issuebench.sandbox import Limits
+
+    minus = candidate("return a - b")           # same size as the original line: caught by test_add
+    warm, plain = both_ways(bench, minus)
+    assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
+    assert bench.worker is not None and bench.worker.starts == 1 and not bench.worker.disabled
+
+    # Bytecode of the caught bug, as an earlier run that wrote .pyc files would leave it. Each
+    # later write of core.py gets its mtime: with the same size, the .pyc looks valid.
+    bench.apply(minus.changes)
+    core = bench.ws / "calc" / "core.py"
+    made = bench.sandbox.run(["python", "-c", "import py_compile; py_compile.compile('calc/core.py')"],
+                             workspace=bench.ws, binds=bench.env.binds(), env=bench.env.run_env(),
+                             limits=Limits(timeout=60), network=False, cwd=TESTBED_PATH)
+    assert made.ok, made.output
+    [pyc] = (core.parent / "__pycache__").glob("core.*.pyc")
+    stale, stamp = pyc.read_bytes(), core.stat().st_mtime_ns
+    bench.apply(minus.changes, undo=True)
+    swapped = candidate("return b + a")          # same size, equivalent: nothing may fail
+    assert len(swapped.changes[0].after) == len(minus.changes[0].after)
+    real_apply = bench.apply
+
+    def apply_same_second(changes, *, undo: bool = False) -> None:
+        if not undo:
+            pyc.write_bytes(stale)
+        real_apply(changes, undo=undo)
+        if not undo:
+            os.utime(core, ns=(stamp, stamp))
+
+    bench.apply = apply_same_second
+    try:
+        warm, plain = both_ways(bench, swapped)
+    finally:
+        del bench.apply
+    assert warm == plain
+    assert warm[0] == "nothing_fails"
+    # PASS_TO_PASS holds the covering test that still passes and the same file's other tests.
+    warm, plain = both_ways(bench, candidate("return a * b"))
+    assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
+
+
+def test_a_hanging_or_dying_candidate_is_handled_and_the_worker_replaced(bench) -> None:
+    from issuebench.synth.validate import TIMEOUT
+
+    bench.warm = True
+    starts = bench.worker.starts if bench.worker else 0
+    warm, plain = both_ways(bench, candidate("while True:\n        pass"), timeout=3.0)
+    assert warm[0] == plain[0] == TIMEOUT
+    # The worker hung with the run and was killed; the next run starts a fresh one.
+    dies = candidate("import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)")
+    warm, plain = both_ways(bench, dies)
+    # The run dies inside test_add: what its cut output says, the plain run says too.
+    assert warm == plain and set(warm[1]) <= set(ADD)
+    kills_parent = candidate("import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return a + b + 1")
+    warm, plain = both_ways(bench, kills_parent)
+    assert warm == plain == ("kept", list(ADD), [CLAMP])
+    worker = bench.worker
+    assert worker is not None and worker.starts >= starts + 2 and not worker.disabled
+    warm, plain = both_ways(bench, candidate("return a - b"))
+    assert warm == plain and warm[0] == "kept"
