@@ -34,7 +34,10 @@ def write_runs(root: Path) -> tuple[Path, Path]:
             body = {"patch_is_None": False, "patch_exists": True, "patch_successfully_applied": True,
                     "resolved": ok, "tests_status": ts}
             (d / "report.json").write_text(json.dumps({iid: body}))
-            preds.append({"instance_id": iid, "model_name_or_path": name, "model_patch": "x", "cost": cost + s / 100})
+            pred = {"instance_id": iid, "model_name_or_path": name, "model_patch": "x", "cost": cost + s / 100}
+            if name == "agent-a":  # an agent's predictions carry its steps and how its run ended
+                pred.update(steps=n + 1, exit_status="step_limit" if n == 11 else "submitted")
+            preds.append(pred)
     p = root / "preds.jsonl"
     p.write_text("\n".join(json.dumps(r) for r in preds) + "\n")
     return root / "runs", p
@@ -78,6 +81,11 @@ def test_report_page_renders_cleanly(tmp_path: Path):
     for name in ("agent-a", "agent-b", "agent__c"):
         assert name in dom
     assert "Pareto" in dom and "Breaking Resolved" in dom
+    # Only agent-a states steps: its row (mean of 1..12, one step-limit hit) and no row for the others.
+    start = dom.index("<h2>Agent steps</h2>")
+    steps = dom[start:dom.index("</section>", start)]
+    assert "<td>agent-a</td><td>12/12</td><td>6.5</td><td>6.5</td>" in steps and "<td>agent-b</td>" not in steps
+    assert "<td>1: zen__core-11</td>" in steps
 
     shot = tmp_path / "report.png"
     res = chromium(["--window-size=1100,2200", f"--screenshot={shot}", "--hide-scrollbars"], tmp_path, page.as_uri())

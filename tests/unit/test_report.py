@@ -196,3 +196,31 @@ def test_own_outcome_table_agrees_with_grading(f2p_ok: int, f2p_bad: int, p2p_ba
 
     ts = make_status(f2p_ok, f2p_bad, 1, p2p_bad)
     assert outcome_from_counts(f2p_ok, f2p_bad, p2p_bad) == outcome_from_tests_status(ts)
+
+
+def test_steps_come_only_from_predictions_that_state_them(tmp_path: Path):
+    from issuebench.analysis.costs import read_prediction_usage
+
+    out = our_output(tmp_path, cost=0.5)
+    preds = tmp_path / "preds.jsonl"
+    rows = [{"instance_id": "octo__lib-1", "model_name_or_path": "org/agent-x", "usage": {"steps": 3}},
+            {"instance_id": "octo__lib-2", "model_name_or_path": "org/agent-x", "steps": True},   # not a count
+            {"instance_id": "octo__lib-3", "model_name_or_path": "org/agent-x", "steps": "12"},
+            {"instance_id": "acme__tool-7", "model_name_or_path": "org/agent-x", "model_patch": "gold"}]
+    preds.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    usage = read_prediction_usage(preds)["org__agent-x"]
+    assert usage["octo__lib-1"].steps == 3
+    assert set(usage) == {"octo__lib-1"}   # no count (true, "12") or nothing stated: the row says nothing
+    (s,) = report_from_paths([out], prediction_files=[preds]).systems
+    assert s.steps is not None and (s.steps.known, s.steps.all.mean, s.steps.step_limit) == (1, 3.0, [])
+    assert s.mean_cost_per_task == pytest.approx(0.5)                        # result.json's cost stays
+    # A gold-style run (no steps anywhere): no step figures, blank cells, not 0.
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"instance_id": "octo__lib-1", "model_name_or_path": "org/agent-x",
+                                "model_patch": "x"}) + "\n")
+    report = report_from_paths([out], prediction_files=[gold])
+    assert report.systems[0].steps is None
+    assert all(r.steps is None for r in report.systems[0].instances)
+    assert "Agent steps" not in to_markdown(report)
+    header, row = (line.split(",") for line in to_csv(report).strip().splitlines())
+    assert row[header.index("mean_steps")] == "" and row[header.index("steps_known")] == ""

@@ -241,8 +241,8 @@ def _steps(report: Report) -> str:
     if not rows:
         return ""
     per_instance = agent_steps.per_instance_rows(report.systems)
-    return ("<section><h2>Agent steps</h2><p class=\"method\">Model calls per instance, from the predictions; "
-            "instances whose prediction states none are left out of the figures and blank below.</p>"
+    return ("<section><h2>Agent steps</h2><p class=\"method\">"
+            f"{escape(agent_steps.STEPS_LEGEND[0].upper() + agent_steps.STEPS_LEGEND[1:])}.</p>"
             f'<div class="scroll">{_table(agent_steps.STEPS_HEADER, rows)}</div>'
             f"<details><summary>Per instance ({len(per_instance)})</summary>"
             f'<div class="scroll">{_table(agent_steps.INSTANCE_HEADER, per_instance)}</div></details></section>')

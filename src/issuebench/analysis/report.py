@@ -302,7 +302,8 @@ def to_rich_tables(report: Report) -> list[Any]:
                           for s in report.systems])
     tables = [head, stat, outc, repo]
     if agent_steps.steps_rows(report.systems):
-        steps = Table(title="Agent steps (model calls, from the predictions; per instance: --format md, json or html)")
+        steps = Table(title="Agent steps (per instance: --format md, json or html)",
+                      caption=agent_steps.STEPS_LEGEND)
         for col in agent_steps.STEPS_HEADER:
             steps.add_column(col, justify="right" if col in ("with steps", "mean", "median") else "left")
         for row in agent_steps.steps_rows(report.systems):

@@ -100,8 +100,11 @@ def _limit_cell(s: StepSummary, limit: int = 5) -> str:
     return f"{len(s.step_limit)}: {ids}"
 
 
-STEPS_HEADER = ["system", "with steps", "mean", "median", "resolved: mean (median)",
-                "not resolved: mean (median)", "hit the step limit", "agent endings"]
+# "resolved" and "not resolved" hold the mean steps of those instances, the median in brackets.
+STEPS_HEADER = ["system", "with steps", "mean", "median", "resolved", "not resolved", "at the step limit",
+                "agent endings"]
+STEPS_LEGEND = ("model calls per instance, from the predictions; resolved / not resolved: mean (median) of "
+                "those instances; instances whose prediction states none are left out and shown blank")
 
 
 def steps_rows(systems: Sequence[SystemSummary]) -> list[list[str]]:
@@ -145,10 +148,10 @@ def markdown_lines(systems: Sequence[SystemSummary]) -> list[str]:
     rows = steps_rows(systems)
     if not rows:
         return []
-    out = ["", "## Agent steps (model calls, from the predictions)", "",
+    out = ["", "## Agent steps", "", STEPS_LEGEND[0].upper() + STEPS_LEGEND[1:] + ".", "",
            "| " + " | ".join(STEPS_HEADER) + " |", "|" + "---|" * len(STEPS_HEADER)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
-    out += ["", "### Per instance (blank: the prediction states none)", "",
+    out += ["", "### Per instance", "",
             "| " + " | ".join(INSTANCE_HEADER) + " |", "|" + "---|" * len(INSTANCE_HEADER)]
     out += ["| " + " | ".join(r) + " |" for r in per_instance_rows(systems)]
     return out
