@@ -99,6 +99,14 @@ def test_validate_and_eval_fall_back_to_setup_when_the_tests_cannot_run(tmp_path
     remembered = fallback.remembered(Task.model_validate(kept))
     assert remembered["accepted"] and "No module named 'calc'" in remembered["because"]
 
+    # A row with no recipe at all is not rejected at the door: it gets the remembered setup recipe.
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text(json.dumps({k: v for k, v in _rows(candidates)["acme__calc-1"].items() if k != "env"}) + "\n")
+    res = cli.invoke(app, ["validate", str(bare), "--repos", str(repos), "-o", str(tmp_path / "bare.out.jsonl"),
+                           "--repeats", "1", "--timeout", "60", "--setup-fallback"])
+    assert res.exit_code == 0, res.output
+    assert _rows(tmp_path / "bare.out.jsonl")["acme__calc-1"]["env"] == kept["env"]
+
     # eval of the row with the broken recipe: the version's remembered setup recipe is used (no search).
     row = {**kept, "env": _rows(candidates)["acme__calc-1"]["env"]}
     without = _eval(tmp_path, [row], "gold", "plain", repos)
