@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -255,3 +256,91 @@ def test_an_interrupted_or_killed_driver_loses_no_finished_instance(cluster, tmp
     for instance_id in done_before:  # finished before the kill: reused, not run again
         assert "result reused" in (base / instance_id / "run_instance.log").read_text()
 
+
+
+def _synth_args(src: Path, recipe: Path, out: Path, *extra: str) -> list[str]:
+    return ["synth", str(src), "--recipe", str(recipe), "-o", str(out), "--name", "acme/calc",
+            "--generators", "op_flip,remove_return,const", "--limit", "6", "--seed", "1", *extra]
+
+
+def _kept(out: Path) -> dict[str, tuple]:
+    rows = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    return {r["instance_id"]: (r["base_commit"], r["patch"], r["FAIL_TO_PASS"], r["PASS_TO_PASS"]) for r in rows}
+
+
+@pytest.mark.slow
+def test_synth_on_ray_keeps_the_local_tasks_and_a_rerun_resumes(cluster, tmp_path):
+    from typer.testing import CliRunner
+
+    from issuebench.cli.main import app
+    from tests.gitrepo import init_repo
+    from tests.integration.test_synth_real_sandbox import CORE, TESTS_CORE, TESTS_TEXT, TEXT
+
+    src = tmp_path / "calc"
+    init_repo(src, {"calc/__init__.py": "", "calc/core.py": CORE, "calc/text.py": TEXT,
+                    "tests/test_core.py": TESTS_CORE, "tests/test_text.py": TESTS_TEXT}, date="2024-01-02T00:00:00Z")
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(f'python = "{sys.version_info.major}.{sys.version_info.minor}"\npackages = ["pytest"]\n'
+                      'exclude_newer_source = "none"\ntest_cmd = "python -m pytest -rA"\n')
+    local = CliRunner().invoke(app, _synth_args(src, recipe, tmp_path / "local"))
+    assert local.exit_code == 0, local.output
+    on_ray = _cli(*_synth_args(src, recipe, tmp_path / "ray", "--executor", "ray", "--ray-address", cluster.address,
+                               "-w", "2"))
+    proc = subprocess.run(on_ray, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    kept = _kept(tmp_path / "local")
+    assert kept and _kept(tmp_path / "ray") == kept  # same ids, broken commits, fixes and test lists
+
+    def decided(out: Path) -> dict[str, str]:
+        return {r["id"]: r["status"] for r in map(json.loads, (out / "candidates.jsonl").read_text().splitlines())}
+
+    assert decided(tmp_path / "ray") == decided(tmp_path / "local")
+    validated = [r for r in map(json.loads, (tmp_path / "ray" / "candidates.jsonl").read_text().splitlines())
+                 if r.get("runs")]
+    assert len({r["worker"] for r in validated}) >= 2  # both nodes' worker processes validated candidates
+    lines = (tmp_path / "ray" / "candidates.jsonl").read_text()
+    again = subprocess.run(on_ray, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert (tmp_path / "ray" / "candidates.jsonl").read_text() == lines  # resumed: nothing validated again
+    assert _kept(tmp_path / "ray") == kept
+
+
+def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_cost_limit(cluster, tmp_path):
+    from issuebench.agent import AgentConfig, run_agent
+    from issuebench.llm import LoopbackServer, OpenAIModel, ReplayModel, solve_script
+
+    tasks = demo_tasks()[:3]
+    script = solve_script(tasks)  # every call costs $0.01 at the replay price: 4 calls, $0.04 a task
+    for conv in script["conversations"]:
+        conv["answers"] = [{"content": a, "prompt_tokens": 10_000, "completion_tokens": 0} for a in conv["answers"]]
+    with LoopbackServer(ReplayModel(script)) as server:
+        ctx = build_context(output_dir=tmp_path / "eval", run_id="agent", repos_dir=demo_repos_dir(),
+                            python_fallback="nearest", timeout=60)
+        local = run_agent(tasks, OpenAIModel("replay", base_url=server.url), ctx, tmp_path / "local",
+                          config=AgentConfig(command_timeout=60.0), total_cost_limit=0.05)
+        # The key is set for the driver only: workers of the running cluster get it by forwarding.
+        env = {**os.environ, "OPENAI_API_KEY": "sk-forwarded-to-the-workers"}
+        proc = subprocess.run(_cli("agent", "-d", "demo", "-i", *[t.instance_id for t in tasks], "-o",
+                                   str(tmp_path / "ray"), "--model", "replay", "--base-url", server.url,
+                                   "--total-cost-limit", "0.05", "--executor", "ray", "--ray-address",
+                                   cluster.address), env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "sk-forwarded-to-the-workers" in server.api_keys
+    # 0.04 < 0.05 lets the second instance start; after it the driver's ledger ships nothing more.
+    assert [r["exit_status"] for r in local.trajectories] == ["submitted", "submitted", "not_started"]
+
+    def preds(out: Path) -> list[dict]:
+        return sorted(map(json.loads, (out / "preds.jsonl").read_text().splitlines()), key=lambda p: p["instance_id"])
+
+    assert preds(tmp_path / "ray") == preds(tmp_path / "local") and len(preds(tmp_path / "local")) == 2
+    def trajectory(side: str, instance_id: str) -> dict:
+        traj = json.loads((tmp_path / side / "trajectories" / f"{instance_id}.json").read_text())
+        traj.pop("duration")
+        assert ("worker" in traj) == (side == "ray" and traj["steps"] > 0)  # it ran on a worker, not here
+        traj.pop("worker", None)
+        for msg in traj["messages"]:  # the same messages, but for how long the tests took
+            msg["content"] = re.sub(r"tests? in [0-9.]+s", "tests in Ts", msg["content"])
+        return traj
+
+    for task in tasks:
+        assert trajectory("ray", task.instance_id) == trajectory("local", task.instance_id), task.instance_id

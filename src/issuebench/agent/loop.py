@@ -54,12 +54,13 @@ class Trajectory:
     patch: str = ""
     duration: float = 0.0
     limits: dict[str, Any] = field(default_factory=dict)
+    worker: str = ""  # host and pid that ran it, when not this process (--executor ray)
 
     def as_dict(self) -> dict[str, Any]:
         return {"instance_id": self.instance_id, "model": self.model, "exit_status": self.exit_status,
                 "reason": self.reason, "steps": self.steps, "cost": round(self.usage.cost, 8),
                 "usage": self.usage.as_dict(), "duration": round(self.duration, 3), "limits": self.limits,
-                "patch": self.patch, "messages": self.messages}
+                "patch": self.patch, "messages": self.messages, **({"worker": self.worker} if self.worker else {})}
 
 
 class CostLedger:

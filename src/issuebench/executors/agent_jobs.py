@@ -10,6 +10,8 @@ loop. A worker lost beyond the executor's retries gives the infrastructure statu
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -33,7 +35,9 @@ def agent_record(task: Task, *, model: Model, config: AgentConfig, options: Cont
     from issuebench.executors.eval_jobs import worker_context
 
     # A ledger with no limit: the run's total is enforced by the driver, between instances.
-    return run_one(task, model, config, worker_context(options), CostLedger())
+    traj = run_one(task, model, config, worker_context(options), CostLedger())
+    traj.worker = f"{socket.gethostname()} pid {os.getpid()}"
+    return traj
 
 
 def lost(task: Task, model: Model, failure: Failure) -> Trajectory:

@@ -12,7 +12,9 @@ verdict on the candidate, and a rerun of the same output folder validates it aga
 from __future__ import annotations
 
 import atexit
+import os
 import pickle
+import socket
 import threading
 from dataclasses import dataclass
 from functools import partial
@@ -73,11 +75,13 @@ def worker_bench(options: BenchOptions) -> Workbench:
     return benches[key]
 
 
-def check_record(cand: Candidate, *, job: SynthJob) -> Outcome:
-    """Runs on a worker: validate one candidate (check() never raises; it undoes its changes)."""
+def check_record(cand: Candidate, *, job: SynthJob) -> tuple[Outcome, str]:
+    """Runs on a worker: validate one candidate (check() never raises; it undoes its changes).
+    Returns the outcome and the host and pid that validated it (for the candidate log)."""
     from issuebench.synth.validate import check
 
-    return check(worker_bench(job.bench), cand, job.cmap, job.base, timeout=job.timeout, scope=job.scope)
+    outcome = check(worker_bench(job.bench), cand, job.cmap, job.base, timeout=job.timeout, scope=job.scope)
+    return outcome, f"{socket.gethostname()} pid {os.getpid()}"
 
 
 def run_remote(executor: Executor, run: Run, todo: list[Candidate], p: Prepared) -> None:
@@ -96,7 +100,7 @@ def run_remote(executor: Executor, run: Run, todo: list[Candidate], p: Prepared)
             run.log.add(row)
         else:
             try:
-                row = run.record(cand, outcome)  # logs it; a kept one is committed and written
+                row = run.record(cand, *outcome)  # logs it; a kept one is committed and written
             except Exception as exc:  # one bad candidate never stops the run (as locally)
                 row = failed_row(cand, f"{type(exc).__name__}: {exc}", retry=False)
                 run.log.add(row)

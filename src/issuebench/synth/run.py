@@ -191,12 +191,13 @@ class Run:
     def decide(self, cand: Candidate, cmap: coverage_map.CoverageMap, base: Baseline, timeout: float) -> dict:
         return self.record(cand, check(self.bench(), cand, cmap, base, timeout=timeout, scope=self.opts.scope))
 
-    def record(self, cand: Candidate, result: Outcome) -> dict:
-        """A validated candidate into the log (and, kept, into the tasks): wherever it was checked."""
+    def record(self, cand: Candidate, result: Outcome, worker: str = "") -> dict:
+        """A validated candidate into the log (and, kept, into the tasks): wherever it was checked
+        (`worker`: the host and pid that checked it, when not this process)."""
         row = {"id": cand.id, "generator": cand.generator, "status": result.status,
                "seconds": round(result.seconds, 3), "runs": result.runs, "tests": result.tests,
                "functions": [list(f) for f in cand.functions], "description": cand.description,
-               "reason": result.reason[:300]}
+               "reason": result.reason[:300], **({"worker": worker} if worker else {})}
         if result.status == KEPT:
             row["instance_id"] = self.keep(cand, result)
         self.log.add(row)
