@@ -97,6 +97,7 @@ GOLD_ADDS = Task(**{**TASK.model_dump(), "patch": (
     # Not the environment's: the gold creates the module, the name is the project's own, a test passed.
     ("ModuleNotFoundError: No module named 'pkg.newmod'", {"tests/test_a.py": "ERROR"}, 2, None),
     ("ImportError: cannot import name 'new_fn' from 'pkg' (/tmp/testbed/pkg/__init__.py)", None, 2, None),
+    ("ImportError: cannot import name 'new_fn' from 'pkg' (/e/lib/site-packages/pkg/__init__.py)", None, 2, None),
     ("ModuleNotFoundError: No module named 'six'", {"tests/test_a.py::t": "PASSED"}, 1, None),
 ])
 def test_which_runs_say_the_environment_cannot_run_the_tests(output, statuses, returncode, fault) -> None:

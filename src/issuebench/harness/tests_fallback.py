@@ -5,7 +5,8 @@ The rule (docs/setup.md, "When the tests cannot run"), cheapest first:
 1. A run is suspect only when no test passed and its output shows a fault of the environment:
    the test command is not found (exit 127), a module cannot be found that neither the gold patch
    nor the test patch creates (so the task does not expect it to be missing), or a name cannot be
-   imported from an installed package (a file under site-packages: a dependency's wrong version).
+   imported from an installed package the patches do not touch (a file under site-packages: a
+   dependency's wrong version).
    Healthy runs cost nothing.
 2. The environment is blamed only on the unpatched base: a suspect run with a model patch is
    followed by one run of the same tests without it (the no-op baseline, remembered for the
@@ -36,22 +37,22 @@ _baselines: dict[str, str | None] = {}
 _lock = threading.Lock()
 
 
-def created_modules(task: Task) -> list[list[str]]:
-    """Dotted paths (as lists) of the .py files and folders the gold or test patch creates."""
+def patched_modules(task: Task, *, created_only: bool) -> list[list[str]]:
+    """Dotted paths (as lists) of the .py files and folders the gold or test patch creates (or touches)."""
     from issuebench.patch.parse import parse_patch
 
     paths = []
     for text in (task.patch, task.test_patch):
         for fp in parse_patch(text or ""):
-            if fp.is_new and fp.path_new:
+            if fp.path_new and (fp.is_new or not created_only):
                 parts = fp.path_new.removesuffix(".py").split("/")
                 paths.append(parts[:-1] if parts[-1] == "__init__" else parts)
     return paths
 
 
-def _created(name: str, created: list[list[str]]) -> bool:
+def _named_by(name: str, paths: list[list[str]]) -> bool:
     want = name.split(".")
-    return any(parts[i:i + len(want)] == want for parts in created for i in range(len(parts)))
+    return any(parts[i:i + len(want)] == want for parts in paths for i in range(len(parts)))
 
 
 def env_fault(run: Any, task: Task) -> str | None:
@@ -61,13 +62,16 @@ def env_fault(run: Any, task: Task) -> str | None:
     if any(status is TestStatus.PASSED for status in run.status_map.values()):
         return None
     text = run.output or ""
-    created = created_modules(task)
+    created = patched_modules(task, created_only=True)
     for match in _MISSING.finditer(text):
-        if not _created(match.group(1), created):
+        if not _named_by(match.group(1), created):
             return f"No module named '{match.group(1)}'"
-    match = _FROM_INSTALLED.search(text)
-    if match:
-        return f"cannot import name '{match.group(1)}' from the installed {match.group(2)}"
+    # A project installed into site-packages (not editable) is still the project: its own names are not
+    # the environment's fault, so a module whose files the patches touch is left out.
+    touched = patched_modules(task, created_only=False)
+    for match in _FROM_INSTALLED.finditer(text):
+        if not _named_by(match.group(2), touched):
+            return f"cannot import name '{match.group(1)}' from the installed {match.group(2)}"
     match = _NOT_FOUND.search(text)
     if match or run.returncode == 127:
         return f"{match.group(1) if match else 'the test command'}: command not found"
