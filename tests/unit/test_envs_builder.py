@@ -192,6 +192,10 @@ def test_prune_and_disk_accounting(home, workspace):
     assert env_cache.apparent_size(b.path) >= 200_000
     records = {r.env_hash: r for r in env_cache.list_envs(root)}
     assert records[a.env_hash].state == "built"
+    # The instances' layers live beside the envs and are no env, failed or otherwise.
+    (root / "layers" / "abc").mkdir(parents=True)
+    assert "layers" not in {r.env_hash for r in env_cache.list_envs(root)}
+    assert env_cache.prune(root, failed_only=True) == [] and (root / "layers" / "abc").is_dir()
     removed = env_cache.prune(root, everything=True)
     assert set(removed) == {a.env_hash, b.env_hash} and not a.path.exists()
 

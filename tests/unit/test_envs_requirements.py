@@ -118,3 +118,18 @@ def test_wheels_are_matched_to_the_interpreter():
     assert _wheel_fits("x-1-py2.py3-none-any.whl", "cp310")
     assert not _wheel_fits("x-1-cp311-cp311-win_amd64.whl", "cp310")
     assert not _wheel_fits("numpy-1.17.3-cp38-cp38-manylinux1_x86_64.whl", "cp310")
+
+
+def test_old_sdists_build_with_the_envs_own_tools_raised_to_what_legacy_builds_need(tmp_path):
+    from issuebench.envs.build_tools import legacy_build_constraints
+
+    site = tmp_path / "venv" / "lib" / "python3.6" / "site-packages"
+    for dist in ("setuptools-40.4.3.dist-info", "wheel-0.32.0.dist-info"):
+        (site / dist).mkdir(parents=True)
+    path = legacy_build_constraints(tmp_path / "venv")
+    # 2018's setuptools still has `Feature` (markupsafe 1.0's setup.py imports it; gone since 46),
+    # and uv's builds of projects without [build-system] need at least 40.8.0.
+    assert path is not None and path.read_text().split() == ["setuptools==40.8.0", "wheel==0.32.0"]
+    (site / "setuptools-40.4.3.dist-info").rename(site / "setuptools-44.1.1.dist-info")
+    assert legacy_build_constraints(tmp_path / "venv").read_text().split() == ["setuptools==44.1.1", "wheel==0.32.0"]
+    assert legacy_build_constraints(tmp_path / "empty") is None

@@ -88,3 +88,25 @@ def build_constraints(venv: Path, extra: Sequence[str] = (), workspace: Path | N
     path = venv / ".issuebench-build-constraints.txt"
     path.write_text("\n".join(pins) + "\n")
     return path
+
+
+# uv builds a project without `[build-system]` with `setuptools>=40.8.0` (the PEP 517 default).
+LEGACY_BUILD_FLOOR = "40.8.0"
+
+
+def legacy_build_constraints(venv: Path) -> Path | None:
+    """Constraints for building an old sdist: the env's own (era's) build tools, setuptools raised to
+    the oldest release uv's legacy builds accept. None when the env has no build tools."""
+    from packaging.version import Version
+
+    path = build_constraints(venv)
+    if path is None:
+        return None
+    lines = []
+    for line in path.read_text().splitlines():
+        name, _, version = line.partition("==")
+        if canonicalize_name(name) == "setuptools" and Version(version) < Version(LEGACY_BUILD_FLOOR):
+            line = f"setuptools=={LEGACY_BUILD_FLOOR}"
+        lines.append(line)
+    path.write_text("\n".join(lines) + "\n")
+    return path

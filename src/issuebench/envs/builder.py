@@ -32,7 +32,7 @@ from packaging.utils import canonicalize_name
 
 from issuebench import config
 from issuebench.envs import cache, system_deps
-from issuebench.envs.build_tools import build_constraints, dated_build_tools
+from issuebench.envs.build_tools import build_constraints, dated_build_tools, legacy_build_constraints
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
     compile_command,
@@ -397,11 +397,13 @@ class EnvBuilder:
         cutoff = spec.exclude_newer
         per_package = {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)}
         binary_only: list[str] = []
+        dated_builds: list[str] = []
         pins_date: str | None = None
         for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
             try:
                 wheels = [a for n in binary_only for a in ("--only-binary", n)]
-                self._run_host([*argv[:3], *date_args(cutoff, per_package), *wheels, *argv[3:]], log, what, cwd=cwd)
+                self._run_host([*argv[:3], *date_args(cutoff, per_package), *dated_builds, *wheels, *argv[3:]],
+                               log, what, cwd=cwd)
                 log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
                 return
             except _StepFailed as exc:
@@ -419,6 +421,16 @@ class EnvBuilder:
                     log.note(f"# substituted: {yanked} pinned exactly: every release the date allows is yanked")
                     continue
                 unbuildable = failed_builds(exc.output)
+                tools = legacy_build_constraints(Path(argv[4]).parent.parent) \
+                    if unbuildable and not dated_builds else None
+                if tools is not None:
+                    # An exact pin of setuptools lifts the date for it everywhere, builds included:
+                    # markupsafe 1.0's setup.py imports `Feature`, gone from setuptools since 2020.
+                    # Builds first get the env's own build tools, which are the era's.
+                    dated_builds = ["--build-constraint", str(tools)]
+                    log.note(f"# builds: {', '.join(unbuildable)} built with the environment's own build tools "
+                             f"({tools.read_text().strip().replace(chr(10), ', ')}): today's cannot build it")
+                    continue
                 if cutoff and unbuildable and not set(unbuildable) & set(binary_only):
                     # The era's release has no wheel for this interpreter and no longer builds
                     # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take

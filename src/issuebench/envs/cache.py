@@ -27,6 +27,10 @@ MANIFEST = "env.json"
 BUILD_LOG = "build.log"
 
 
+# Folders beside the envs that are not envs: per-instance layers (harness/instance_requirements.py).
+NOT_ENVS = {"layers"}
+
+
 def env_path(root: Path, env_hash: str) -> Path:
     return root / env_hash
 
@@ -145,7 +149,7 @@ def list_envs(root: Path) -> list[EnvRecord]:
     hashes: set[str] = set()
     for entry in root.iterdir():
         name = entry.name
-        if entry.is_dir() and not name.startswith("."):
+        if entry.is_dir() and not name.startswith(".") and name not in NOT_ENVS:
             hashes.add(name)
         elif name.endswith(".failed.json"):
             hashes.add(name[: -len(".failed.json")])
@@ -181,6 +185,10 @@ def prune(root: Path, *, failed_only: bool = False, max_bytes: int | None = None
     for rec in records:
         if everything or (rec.state != "built" and (failed_only or max_bytes is not None)):
             with hash_lock(root, rec.env_hash):
+                # An "incomplete" env may have been a build in progress that finished while we
+                # waited for its lock: it is built now, and stays.
+                if not everything and read_manifest(root, rec.env_hash) is not None:
+                    continue
                 remove_env(root, rec.env_hash)
             removed.append(rec.env_hash)
     if max_bytes is not None and not everything:
