@@ -99,7 +99,15 @@ class EnvSpec(BaseModel):
                 "exclude_newer", "exclude_newer_exempt")
         # The build rules are part of what an env is: a change to how envs are dated or installed
         # must not hand out an env built under the old rules.
-        return stable_hash({"rules": ENV_BUILD_RULES, **{k: getattr(self, k) for k in keys}})[:16]
+        fields: dict[str, Any] = {"rules": ENV_BUILD_RULES, **{k: getattr(self, k) for k in keys}}
+        if self.has_conda_files():
+            fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (builder._conda_era)
+        return stable_hash(fields)[:16]
+
+    def has_conda_files(self) -> bool:
+        """Whether a requirement file is a conda environment file (translated to pip names)."""
+        return any(alt.strip().endswith((".yml", ".yaml")) for entry in self.requirements_files
+                   for alt in entry.split("|"))
 
     def content_hash(self) -> str:
         return stable_hash(self.model_dump(mode="json"))[:16]

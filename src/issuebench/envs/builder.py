@@ -385,10 +385,27 @@ class EnvBuilder:
             # pin a package published hours after its commit).
             file_pins = [pin for flag, f in zip(reqs[::2], reqs[1::2], strict=True) if flag == "-r"
                          for pin in requirement_file_pins(Path(f))]
-            self._install_dated([*base, *reqs], spec, file_pins, log, "installing requirement files", workspace)
+            self._install_dated([*base, *reqs], self._conda_era(spec, log), file_pins, log,
+                                "installing requirement files", workspace)
         if packages:
             self._install_dated([*base, *packages], spec, exact_pins(packages), log, "installing packages",
                                 workspace)
+
+    def _conda_era(self, spec: EnvSpec, log: _BuildLog) -> EnvSpec:
+        """The spec to install its requirement files with. A conda environment file lists packages
+        unpinned, and the reference's conda installed them when its images were built, beside
+        recipe pins years newer than the task (xarray 0.12: pandas 1.5.3 and numpy 1.23 of 2022-23
+        with a 2020 task). The era of such files is the pins' era: resolved as of the task's date,
+        pydap 3.2.2 of 2017 fails to import on the recipe's Python 3.10 and pandas 1.5 refuses the
+        sparse and numbagg of 2021."""
+        if not spec.exclude_newer or not spec.has_conda_files():
+            return spec
+        when = newest_pin_date(exact_pins(spec.packages), spec.exclude_newer)
+        if when is None:
+            return spec
+        log.note(f"# cutoff: the conda environment file's packages taken as of {when[:10]}, the recipe's newest "
+                 f"exact pin, instead of {spec.exclude_newer[:10]}: conda installed them beside those pins")
+        return spec.model_copy(update={"exclude_newer": when})
 
     def _install_dated(self, argv: list[str], spec: EnvSpec, pins: list[tuple[str, str]], log: _BuildLog,
                        what: str, cwd: Path) -> None:
