@@ -101,7 +101,7 @@ class EnvSpec(BaseModel):
         # must not hand out an env built under the old rules.
         fields: dict[str, Any] = {"rules": ENV_BUILD_RULES, **{k: getattr(self, k) for k in keys}}
         if self.has_conda_files():
-            fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (builder._conda_era)
+            fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (dated_packages.conda_era)
         return stable_hash(fields)[:16]
 
     def has_conda_files(self) -> bool:

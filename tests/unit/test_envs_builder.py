@@ -239,7 +239,8 @@ def test_isolated_builds_are_constrained_to_the_envs_own_build_tools(tmp_path):
 
 
 def test_a_conda_environment_file_is_dated_by_the_recipes_pins(tmp_path, monkeypatch):
-    from issuebench.envs import builder as builder_mod
+    from issuebench.envs import dated_packages
+    from issuebench.envs.build_log import BuildLog
 
     asked = {}
 
@@ -247,14 +248,15 @@ def test_a_conda_environment_file_is_dated_by_the_recipes_pins(tmp_path, monkeyp
         asked["pins"], asked["cutoff"] = list(pins), cutoff
         return "2023-06-28T23:59:59Z"
 
-    monkeypatch.setattr(builder_mod, "newest_pin_date", newest)
+    monkeypatch.setattr(dated_packages, "newest_pin_date", newest)
     conda = EnvSpec(packages=["pandas==1.5.3", "dask"], requirements_files=["ci/env.yml|environment.yml"],
                     exclude_newer="2021-10-04T00:00:00Z")
-    log = builder_mod._BuildLog(tmp_path / "build.log")
-    moved = EnvBuilder()._conda_era(conda, log)
+    log = BuildLog(tmp_path / "build.log")
+    dated = dated_packages.DatedPackages("uv", run_host=lambda *a: None)
+    moved = dated.conda_era(conda, log)
     assert moved.exclude_newer == "2023-06-28T23:59:59Z" and asked["pins"] == [("pandas", "1.5.3")]
     assert any("conda environment file" in n for n in log.notes)
     # Plain requirement files keep the task's date, and only conda specs change their env hash.
     plain = conda.model_copy(update={"requirements_files": ["requirements.txt"]})
-    assert EnvBuilder()._conda_era(plain, log).exclude_newer == "2021-10-04T00:00:00Z"
+    assert dated.conda_era(plain, log).exclude_newer == "2021-10-04T00:00:00Z"
     assert conda.has_conda_files() and not plain.has_conda_files()

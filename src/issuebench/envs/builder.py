@@ -18,7 +18,6 @@ A failed build leaves <hash>.failed.json; later instances fail fast with its rea
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -32,10 +31,10 @@ from packaging.utils import canonicalize_name
 
 from issuebench import config
 from issuebench.envs import cache, system_deps
-from issuebench.envs.build_tools import build_constraints, dated_build_tools, legacy_build_constraints
+from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line
+from issuebench.envs.build_tools import build_constraints, dated_build_tools
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
-    compile_command,
     constraint_lines,
     egg_info_command,
     held_back,
@@ -43,21 +42,11 @@ from issuebench.envs.dated_install import (
     pep621_requirements,
     wanted_extras,
 )
-from issuebench.envs.dating import (
-    NO_CUTOFF,
-    date_args,
-    effective_cutoff,
-    failed_builds,
-    filtered_by_cutoff,
-    newest_pin_date,
-    not_on_index,
-    only_yanked,
-    unsatisfiable_requirements,
-)
+from issuebench.envs.dated_packages import DatedPackages
+from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
 from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
 from issuebench.envs.requirements import (
     direct_reference_name,
-    drop_from_conda_files,
     exact_pins,
     pinned_names,
     requirement_file_pins,
@@ -71,8 +60,6 @@ INSTALL_TIMEOUT = 3600.0
 _NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
                      "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
                      "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX")
-# Rounds of "the resolver names a dependency the cutoff hides; take it as of the newest pin".
-MAX_CUTOFF_EXCEPTIONS_ROUNDS = 30
 
 
 class EnvBuildError(IssuebenchError):
@@ -132,12 +119,6 @@ def _same_minor(wanted: str, used: str) -> bool:
     return not used or used.split(".")[: len(want[:2])] == want[:2]
 
 
-def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
-    """Packages the date does not apply to: the spec's exact pins and its named exceptions."""
-    names = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
-    return dict.fromkeys(names, NO_CUTOFF)
-
-
 def exclude_newer_args(spec: EnvSpec) -> list[str]:
     return date_args(spec.exclude_newer, exempt_from_cutoff(spec))
 
@@ -147,41 +128,6 @@ def _uv() -> str:
     if not exe:
         raise MissingSystemPiece("uv is not installed", hint="pip install uv (it is a dependency of issuebench)")
     return exe
-
-
-class _BuildLog:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
-
-        self.notes: list[str] = []   # what the build decided on its own, for the manifest
-        self.cutoff_exceptions: dict[str, str] = {}   # packages taken as of a later date, and that date
-
-    def write(self, text: str) -> None:
-        self._handle.write(text if text.endswith("\n") else text + "\n")
-        self._handle.flush()
-
-    def note(self, text: str) -> None:
-        self.write(text)
-        if text.startswith(("# substituted", "# cutoff")):
-            self.notes.append(text.lstrip("# "))
-
-    def close(self) -> None:
-        self._handle.close()
-
-    def tail(self, lines: int = 40) -> str:
-        try:
-            return "\n".join(self.path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
-
-
-class _StepFailed(Exception):
-    def __init__(self, reason: str, output: str = "") -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.output = output
 
 
 class EnvBuilder:
@@ -281,7 +227,7 @@ class EnvBuilder:
         path = cache.env_path(root, env_hash)
         shutil.rmtree(path, ignore_errors=True)   # an incomplete earlier attempt
         cache.clear_failure(root, env_hash)
-        log = _BuildLog(path / cache.BUILD_LOG)
+        log = BuildLog(path / cache.BUILD_LOG)
         started = time.time()
         requested_cutoff = spec.exclude_newer
         spec = spec.model_copy(update={"exclude_newer": effective_cutoff(spec.exclude_newer, python.version)})
@@ -292,7 +238,7 @@ class EnvBuilder:
                       "was released after the task, and packages from before it cannot support it")
         try:
             self._steps(spec, python, path, workspace, log)
-        except _StepFailed as exc:
+        except StepFailed as exc:
             log.close()
             cache.record_failure(root, env_hash, exc.reason, log.tail(), spec.model_dump(mode="json"))
             # Keep the log beside the failure record; drop the half-built venv.
@@ -341,18 +287,18 @@ class EnvBuilder:
             env["UV_OFFLINE"] = "1"
         return env
 
-    def _run_host(self, argv: list[str], log: _BuildLog, what: str, cwd: Path | None = None) -> None:
+    def _run_host(self, argv: list[str], log: BuildLog, what: str, cwd: Path | None = None) -> None:
         log.write("$ " + " ".join(argv))
         try:
             proc = subprocess.run(argv, cwd=cwd, env=self.uv_env(), capture_output=True, text=True,
                                   timeout=INSTALL_TIMEOUT)
         except subprocess.TimeoutExpired:
-            raise _StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
+            raise StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
         log.write(proc.stdout + proc.stderr)
         if proc.returncode != 0:
-            raise _StepFailed(f"{what}: {_last_error_line(proc.stderr or proc.stdout)}", proc.stdout + proc.stderr)
+            raise StepFailed(f"{what}: {last_error_line(proc.stderr or proc.stdout)}", proc.stdout + proc.stderr)
 
-    def _steps(self, spec: EnvSpec, python: PythonInfo, path: Path, workspace: Path, log: _BuildLog) -> None:
+    def _steps(self, spec: EnvSpec, python: PythonInfo, path: Path, workspace: Path, log: BuildLog) -> None:
         uv = _uv()
         venv_cmd = [uv, "venv", str(path), "--python", str(python.path), "--allow-existing"]
         if spec.seed_pip:
@@ -367,7 +313,7 @@ class EnvBuilder:
             self._run_sandboxed(spec, path, workspace, log, python)
 
     def _install_packages(self, uv: str, spec: EnvSpec, venv: Path, workspace: Path,
-                          log: _BuildLog, scratch: Path) -> None:
+                          log: BuildLog, scratch: Path) -> None:
         reqs: list[str] = []
         for entry in spec.requirements_files:
             # "a.txt|b.txt": alternatives, the first one present is used (as the reference does).
@@ -385,122 +331,13 @@ class EnvBuilder:
             # pin a package published hours after its commit).
             file_pins = [pin for flag, f in zip(reqs[::2], reqs[1::2], strict=True) if flag == "-r"
                          for pin in requirement_file_pins(Path(f))]
-            self._install_dated([*base, *reqs], self._conda_era(spec, log), file_pins, log,
+            self._dated.install([*base, *reqs], self._dated.conda_era(spec, log), file_pins, log,
                                 "installing requirement files", workspace)
         if packages:
-            self._install_dated([*base, *packages], spec, exact_pins(packages), log, "installing packages",
+            self._dated.install([*base, *packages], spec, exact_pins(packages), log, "installing packages",
                                 workspace)
 
-    def _conda_era(self, spec: EnvSpec, log: _BuildLog) -> EnvSpec:
-        """The spec to install its requirement files with. A conda environment file lists packages
-        unpinned, and the reference's conda installed them when its images were built, beside
-        recipe pins years newer than the task (xarray 0.12: pandas 1.5.3 and numpy 1.23 of 2022-23
-        with a 2020 task). The era of such files is the pins' era: resolved as of the task's date,
-        pydap 3.2.2 of 2017 fails to import on the recipe's Python 3.10 and pandas 1.5 refuses the
-        sparse and numbagg of 2021."""
-        if not spec.exclude_newer or not spec.has_conda_files():
-            return spec
-        when = newest_pin_date(exact_pins(spec.packages), spec.exclude_newer)
-        if when is None:
-            return spec
-        log.note(f"# cutoff: the conda environment file's packages taken as of {when[:10]}, the recipe's newest "
-                 f"exact pin, instead of {spec.exclude_newer[:10]}: conda installed them beside those pins")
-        return spec.model_copy(update={"exclude_newer": when})
-
-    def _install_dated(self, argv: list[str], spec: EnvSpec, pins: list[tuple[str, str]], log: _BuildLog,
-                       what: str, cwd: Path) -> None:
-        """Install with the cutoff; exact pins exempt; dependencies that only pins published after
-        the cutoff need are taken as of the newest such pin, as the resolver names them."""
-        cutoff = spec.exclude_newer
-        per_package = {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)}
-        binary_only: list[str] = []
-        dated_builds: list[str] = []
-        pins_date: str | None = None
-        for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
-            try:
-                wheels = [a for n in binary_only for a in ("--only-binary", n)]
-                self._run_host([*argv[:3], *date_args(cutoff, per_package), *dated_builds, *wheels, *argv[3:]],
-                               log, what, cwd=cwd)
-                log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
-                return
-            except _StepFailed as exc:
-                absent = not_on_index(exc.output) or unsatisfiable_requirements(exc.output)
-                if absent and drop_from_conda_files(argv, absent):
-                    # conda environment files name conda-only packages (cdms2): not on the index.
-                    log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
-                             "the package index has no release of it that installs here")
-                    continue
-                yanked = only_yanked(exc.output)
-                if yanked and yanked not in argv:
-                    # Every release was withdrawn since (types-pkg_resources): an exact pin may
-                    # still take a yanked release, as the packaging standards allow.
-                    argv = [*argv, yanked]
-                    log.note(f"# substituted: {yanked} pinned exactly: every release the date allows is yanked")
-                    continue
-                unbuildable = failed_builds(exc.output)
-                tools = legacy_build_constraints(Path(argv[4]).parent.parent) \
-                    if unbuildable and not dated_builds else None
-                if tools is not None:
-                    # An exact pin of setuptools lifts the date for it everywhere, builds included:
-                    # markupsafe 1.0's setup.py imports `Feature`, gone from setuptools since 2020.
-                    # Builds first get the env's own build tools, which are the era's.
-                    dated_builds = ["--build-constraint", str(tools)]
-                    log.note(f"# builds: {', '.join(unbuildable)} built with the environment's own build tools "
-                             f"({tools.read_text().strip().replace(chr(10), ', ')}): today's cannot build it")
-                    continue
-                if cutoff and unbuildable and not set(unbuildable) & set(binary_only):
-                    # The era's release has no wheel for this interpreter and no longer builds
-                    # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take
-                    # the first release that ships a wheel for it, as near the date as that allows.
-                    binary_only += unbuildable
-                    for name in unbuildable:
-                        per_package[name] = self._first_wheel_date(name, argv[4], cutoff) or NO_CUTOFF
-                    log.note(f"# cutoff: {', '.join(unbuildable)} taken as the first wheel for this interpreter "
-                             f"({', '.join(per_package[n][:10] for n in unbuildable)}): the release of the date "
-                             "cannot be built here")
-                    continue
-                hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
-                if not cutoff or not hidden:
-                    raise
-                if pins_date is None:
-                    pins_date = newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
-                    if pins_date is None:
-                        raise  # no pin postdates the date: the date itself is what the resolver refuses
-                    # Everything the pins need, as of their time, in one resolution; the loop then
-                    # handles whatever else the resolver still names.
-                    hidden += [n for n in self._pin_closure(argv[0], argv[4], pins, pins_date, log)
-                               if n not in per_package and n not in hidden]
-                for name in hidden:
-                    per_package[name] = pins_date
-                log.note(f"# cutoff: {', '.join(hidden)} taken as of {pins_date[:10]}, the newest exact pin's "
-                         f"publication (pins win over the date {cutoff[:10]}, and they need these)")
-        raise _StepFailed(f"{what}: the resolver kept asking for packages the date hides")
-
-    def _first_wheel_date(self, name: str, python: str, cutoff: str) -> str | None:
-        """The end of the day the first wheel of `name` for the env's interpreter was published."""
-        from issuebench.envs.release_dates import first_wheel_after
-
-        proc = subprocess.run([python, "-c", "import sys; print('cp%d%d' % sys.version_info[:2])"],
-                              capture_output=True, text=True, check=False)
-        when = first_wheel_after(name, proc.stdout.strip(), cutoff) if proc.returncode == 0 else None
-        return when[:10] + "T23:59:59Z" if when else None
-
-    def _pin_closure(self, uv: str, python: str, pins: list[tuple[str, str]], when: str,
-                     log: _BuildLog) -> list[str]:
-        """Names of the packages the exact pins need, resolved together as of `when` (best effort)."""
-        argv = [uv, "pip", "compile", "-", "--python", python, "--exclude-newer", when,
-                "--no-header", "--no-annotate", "--quiet"]
-        try:
-            proc = subprocess.run(argv, input="\n".join(f"{n}=={v}" for n, v in pins), capture_output=True,
-                                  text=True, timeout=300, env=self.uv_env(), check=False)
-        except (OSError, subprocess.TimeoutExpired):
-            return []
-        if proc.returncode != 0:
-            log.write(f"# the pins alone do not resolve as of {when[:10]}: {_last_error_line(proc.stderr)}")
-            return []
-        return [line.split("==")[0].strip() for line in proc.stdout.splitlines() if "==" in line]
-
-    def _compile_bytecode(self, venv: Path, log: _BuildLog) -> None:
+    def _compile_bytecode(self, venv: Path, log: BuildLog) -> None:
         """Compile what was installed, as pip does at install time, and like pip never fail on it.
 
         Test suites rely on it: a dependency with an invalid escape sequence compiled at import
@@ -514,9 +351,9 @@ class EnvBuilder:
         proc = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=900)
         if proc.returncode != 0:
             log.write(f"# bytecode compilation left some files uncompiled (as pip would): "
-                      f"{_last_error_line(proc.stdout + proc.stderr)}")
+                      f"{last_error_line(proc.stdout + proc.stderr)}")
 
-    def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, log: _BuildLog,
+    def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, log: BuildLog,
                        python: PythonInfo) -> None:
         """The pre-install and install commands, in the sandbox with the network on."""
         from issuebench.sandbox.types import Bind
@@ -553,7 +390,7 @@ class EnvBuilder:
         self._sandboxed(spec.install, workspace, binds, run_env, log)
 
     def _sandboxed(self, commands: list[str], workspace: Path, binds: list[Any], run_env: dict[str, str],
-                   log: _BuildLog) -> None:
+                   log: BuildLog) -> None:
         from issuebench.sandbox.types import Limits
 
         limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
@@ -564,11 +401,11 @@ class EnvBuilder:
                                       cwd=config.TESTBED_PATH)
             log.write(result.output)
             if result.status != "ok" or result.returncode != 0:
-                detail = _last_error_line(result.output) if result.output.strip() else result.reason
-                raise _StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
+                detail = last_error_line(result.output) if result.output.strip() else result.reason
+                raise StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
 
     def _dated_constraints(self, spec: EnvSpec, venv: Path, workspace: Path, binds: list[Any],
-                           run_env: dict[str, str], log: _BuildLog, targets: list[str],
+                           run_env: dict[str, str], log: BuildLog, targets: list[str],
                            build: Path | None) -> Path | None:
         """Constraints that make the era's pip install the project's requirements as of the date
         (dated_install.py); None, with a note, when they cannot be read or resolved."""
@@ -580,7 +417,7 @@ class EnvBuilder:
                 self._sandboxed([egg_info_command(venv / "bin" / "python", extras, listing)], workspace, binds,
                                 run_env, log)
                 declared = listing.read_text().splitlines()
-            except (_StepFailed, OSError):
+            except (StepFailed, OSError):
                 log.note("# cutoff: the project's declared requirements could not be read; "
                          "its install resolves them itself")
                 return None
@@ -619,19 +456,15 @@ class EnvBuilder:
                   f"{', '.join(lines)}")
         return dated
 
-    def _resolve_dated(self, spec: EnvSpec, venv: Path, log: _BuildLog, requirements: list[str]) -> str | None:
+    def _resolve_dated(self, spec: EnvSpec, venv: Path, log: BuildLog, requirements: list[str]) -> str | None:
         """uv's resolution of `requirements` as of the spec's date, as `name==version` lines."""
-        with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
-            request = Path(tmp) / "requirements.in"
-            request.write_text("\n".join(requirements) + "\n")
-            out = Path(tmp) / "resolved.txt"
-            argv = compile_command(_uv(), venv / "bin" / "python", str(spec.exclude_newer),
-                                   {**exempt_from_cutoff(spec), **log.cutoff_exceptions}, request, out)
-            try:
-                self._run_host(argv, log, "resolving the install's requirements as of the date")
-            except _StepFailed:
-                return None
-            return out.read_text()
+        return self._dated.resolve(venv / "bin" / "python", str(spec.exclude_newer),
+                                   {**exempt_from_cutoff(spec), **log.cutoff_exceptions}, requirements, log,
+                                   "resolving the install's requirements as of the date")
+
+    @property
+    def _dated(self) -> DatedPackages:
+        return DatedPackages(_uv(), self._run_host)
 
     def _freeze(self, venv: Path) -> list[str]:
         try:
@@ -647,11 +480,3 @@ def _uv_version() -> str:
         return subprocess.run([_uv(), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.TimeoutExpired, IssuebenchError):
         return ""
-
-
-def _last_error_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    for line in reversed(lines):
-        if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
-            return line[:400]
-    return lines[-1][:400] if lines else "no output"

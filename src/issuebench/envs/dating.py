@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from issuebench.models import EnvSpec
 
 # Far enough in the future that an exempt package is never cut off.
 NO_CUTOFF = "2100-01-01T00:00:00Z"
@@ -95,3 +99,11 @@ def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:
     newest = max(later)
     # uv compares whole timestamps; a day's margin takes in files uploaded right after the pin.
     return newest[:10] + "T23:59:59Z"
+
+
+def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
+    """Packages the date does not apply to: the spec's exact pins and its named exceptions."""
+    from issuebench.envs.requirements import pinned_names
+
+    names = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
+    return dict.fromkeys(names, NO_CUTOFF)

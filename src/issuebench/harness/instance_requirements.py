@@ -172,8 +172,8 @@ def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list
 
 def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:
     """Install `missing` as of the environment's date into a cached layer folder."""
-    from issuebench.envs.builder import _uv, exempt_from_cutoff
-    from issuebench.envs.dating import date_args
+    from issuebench.envs.builder import _uv
+    from issuebench.envs.dating import date_args, exempt_from_cutoff
 
     root = Path(env.path).parent / _LAYERS
     root.mkdir(parents=True, exist_ok=True)

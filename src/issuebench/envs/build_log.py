@@ -1,0 +1,51 @@
+"""An environment build's log (<env>/build.log) and the failure of one of its steps."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+
+class BuildLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+        self.notes: list[str] = []   # what the build decided on its own, for the manifest
+        self.cutoff_exceptions: dict[str, str] = {}   # packages taken as of a later date, and that date
+
+    def write(self, text: str) -> None:
+        self._handle.write(text if text.endswith("\n") else text + "\n")
+        self._handle.flush()
+
+    def note(self, text: str) -> None:
+        self.write(text)
+        if text.startswith(("# substituted", "# cutoff", "# builds")):
+            self.notes.append(text.lstrip("# "))
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+class StepFailed(Exception):
+    """A build step failed; `output` is what the failing tool printed (the resolver's hints)."""
+
+    def __init__(self, reason: str, output: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.output = output
+
+
+def last_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
+            return line[:400]
+    return lines[-1][:400] if lines else "no output"
