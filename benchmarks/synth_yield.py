@@ -5,9 +5,10 @@ against full-suite validation on the same candidates, and eval of the kept tasks
    the yield table and kept tasks per hour of wall-clock time.
 2. In the same process, the first --compare candidates of a fresh plan (same generators, a new
    seed so they are new candidates) are each validated in one workbench, one worker: covering
-   tests on the warm worker (what synth does), covering tests with a plain sandboxed pytest per
-   run (with --cold; must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS as the warm
-   worker) and the whole suite per candidate with plain runs (what SWE-smith does). Printed: the
+   tests on the warm worker (what synth does), the whole suite per candidate with a plain
+   sandboxed pytest per run (what SWE-smith does; same flags) and, with --cold, covering tests
+   as synth validated them before the warm worker (a plain run each, tracebacks in the first
+   run too), which must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS. Printed: the
    ratios of total validation seconds, and whether the ways keep the same ones.
 3. With --eval: `issuebench eval` of DIR/tasks.jsonl with the gold patches and with a no-op
    patch (adds a text file): every kept task must be resolved by gold and by nothing else.
@@ -59,16 +60,17 @@ def compare(args: argparse.Namespace) -> dict:
         bench = prepared.run.bench()
         rows = []
         for cand in cands:
-            def way(scope: str, warm: bool, cand=cand):
+            def way(scope: str, warm: bool, first_tb: str = "no", cand=cand):
                 bench.warm = warm
-                return check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope=scope)
+                return check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope=scope,
+                             first_tb=first_tb)
 
             cov = way("covering", True)
             row = {"id": cand.id, "generator": cand.generator, "covering": cov.status,
                    "covering_seconds": round(cov.seconds, 2), "covering_f2p": len(cov.FAIL_TO_PASS)}
             line = f"  {cand.generator:14} warm {cov.status:14} {cov.seconds:6.1f}s | "
             if args.cold:
-                cold = way("covering", False)
+                cold = way("covering", False, "short")  # covering validation as it was before
                 row.update(cold=cold.status, cold_seconds=round(cold.seconds, 2),
                            identical=(cov.status, cov.FAIL_TO_PASS, cov.PASS_TO_PASS)
                            == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS))

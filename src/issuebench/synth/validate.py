@@ -87,8 +87,13 @@ def _failing(run, selected: list[str]) -> set[str]:
 
 
 def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseline, *, timeout: float,
-          scope: str = "covering") -> Outcome:
-    """Run the candidate's tests twice (the second only if the first fails some); never raises."""
+          scope: str = "covering", first_tb: str = "no") -> Outcome:
+    """Run the candidate's tests twice (the second only if the first fails some); never raises.
+
+    The first run only decides which tests fail, so it prints no tracebacks (`--tb=no`; the
+    `-rA` summary lines give every status just the same): formatting them was most of a run
+    where many tests fail. The confirming run prints them (`--tb=short`) for the issue text.
+    """
     start = time.monotonic()
     targets: list[str] | None = None
     if scope == "covering":
@@ -101,7 +106,7 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
     try:
         # The first run decides; the confirming run repeats only the tests that failed in it.
         # A test listed as passing passed here and in both runs of the working tree.
-        run = bench.run(targets, timeout=run_timeout(timeout, targets, baseline), extra=["--tb=short"])
+        run = bench.run(targets, timeout=run_timeout(timeout, targets, baseline), extra=[f"--tb={first_tb}"])
         result.runs += 1
         if not _usable(run, result):
             return result

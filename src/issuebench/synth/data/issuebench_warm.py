@@ -80,6 +80,10 @@ def child(args, mode, write_fd, proto_fd):
         sys.path[0] = os.getcwd() if mode == "module" else bindir
     main_file = os.path.join(os.path.dirname(pytest.__file__), "__main__.py")
     sys.argv = [main_file if mode == "module" else os.path.join(bindir, "pytest"), *args]
+    # Bytecode is written here, unlike in a plain run: rewriting a test module's asserts is most
+    # of a short run, and pytest reuses its rewritten copy only when one was written. Every
+    # write of a changed file removes its compiled copies (the workbench), so none is stale.
+    sys.dont_write_bytecode = False
     code = 1
     try:
         code = int(pytest.main(args))
