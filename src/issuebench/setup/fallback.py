@@ -106,11 +106,23 @@ def for_instance(task: Task, ctx: Any, source: Path | None, why: str,
             return None
         return fallback_spec(task, repo, builder=ctx.env_builder, sandbox=ctx.sandbox, why=reason)[0]
 
+    def setup_commit_workspace() -> Path | None:
+        # A missing env is built where the reference builds its environment images: at the task's
+        # environment_setup_commit, so which task of a version runs first changes nothing.
+        commit = task.environment_setup_commit
+        if not commit or commit == task.base_commit:
+            return None
+        from issuebench.harness.workspace import create_workspace
+
+        repo = source or find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+        return create_workspace(repo, commit, getattr(ctx, "workspaces_dir", None), repo=task.repo,
+                                when=task.created_at)
+
     if built is None:
         return search(why)
     spec, workspace = built
     try:
-        return spec, overlay.ensure_env_with_overlay(ctx.env_builder, spec, workspace)
+        return spec, overlay.ensure_env_with_overlay(ctx.env_builder, spec, workspace, setup_commit_workspace)
     except IssuebenchError as exc:
         other = search(exc.message)
         if other is None:
