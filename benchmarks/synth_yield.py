@@ -6,10 +6,11 @@ against full-suite validation on the same candidates, and eval of the kept tasks
 2. In the same process, the first --compare candidates of a fresh plan (same generators, a new
    seed so they are new candidates) are each validated in one workbench, one worker: covering
    tests on the warm worker (what synth does), the whole suite per candidate with a plain
-   sandboxed pytest per run (what SWE-smith does; same flags) and, with --cold, covering tests
-   as synth validated them before the warm worker (a plain run each, tracebacks in the first
-   run too), which must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS. Printed: the
-   ratios of total validation seconds, and whether the ways keep the same ones.
+   sandboxed pytest per run (what SWE-smith does; same protocol and flags) and, with --cold,
+   covering tests as synth validated them before the warm worker (a plain run each, tracebacks
+   printed in both runs), which must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS (and
+   is checked for the same issue text). Printed: the ratios of total validation seconds, and
+   whether the ways keep the same ones.
 3. With --eval: `issuebench eval` of DIR/tasks.jsonl with the gold patches and with a no-op
    patch (adds a text file): every kept task must be resolved by gold and by nothing else.
 
@@ -43,6 +44,7 @@ def run_synth(args: argparse.Namespace) -> dict:
 
 def compare(args: argparse.Namespace) -> dict:
     """Covering tests against the whole suite, candidate by candidate, in one workbench."""
+    from issuebench.synth.issue_text import write_issue
     from issuebench.synth.pipeline import plan, prepare
     from issuebench.synth.run import SynthOptions
     from issuebench.synth.validate import check
@@ -60,21 +62,25 @@ def compare(args: argparse.Namespace) -> dict:
         bench = prepared.run.bench()
         rows = []
         for cand in cands:
-            def way(scope: str, warm: bool, first_tb: str = "no", cand=cand):
+            def way(scope: str, warm: bool, fast: bool = True, cand=cand):
                 bench.warm = warm
                 return check(bench, cand, prepared.cmap, prepared.base, timeout=prepared.timeout, scope=scope,
-                             first_tb=first_tb)
+                             fast=fast)
 
             cov = way("covering", True)
             row = {"id": cand.id, "generator": cand.generator, "covering": cov.status,
                    "covering_seconds": round(cov.seconds, 2), "covering_f2p": len(cov.FAIL_TO_PASS)}
             line = f"  {cand.generator:14} warm {cov.status:14} {cov.seconds:6.1f}s | "
             if args.cold:
-                cold = way("covering", False, "short")  # covering validation as it was before
+                cold = way("covering", False, False)  # covering validation as it was before
+                changed = {c.path for c in cand.changes}
                 row.update(cold=cold.status, cold_seconds=round(cold.seconds, 2),
                            identical=(cov.status, cov.FAIL_TO_PASS, cov.PASS_TO_PASS)
-                           == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS))
-                line += f"cold {cold.status:14} {cold.seconds:6.1f}s {'same' if row['identical'] else 'DIFFERENT'} | "
+                           == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS),
+                           same_issue=not cov.FAIL_TO_PASS or write_issue(cov.FAIL_TO_PASS, cov.output, changed)
+                           == write_issue(cold.FAIL_TO_PASS, cold.output, changed))
+                line += (f"cold {cold.status:14} {cold.seconds:6.1f}s {'same' if row['identical'] else 'DIFFERENT'}"
+                         f"{'' if row['same_issue'] else ' (issue text differs)'} | ")
             full = way("suite", False)
             row.update(suite=full.status, suite_seconds=round(full.seconds, 2), suite_f2p=len(full.FAIL_TO_PASS))
             rows.append(row)
@@ -94,7 +100,7 @@ def compare(args: argparse.Namespace) -> dict:
         cold_s = sum(r["cold_seconds"] for r in rows)
         out.update(cold_seconds=round(cold_s, 1), cold_speedup=round(suite_s / cold_s, 2) if cold_s else None,
                    warm_over_cold=round(cold_s / cov_s, 2) if cov_s else None,
-                   identical=sum(r["identical"] for r in rows))
+                   identical=sum(r["identical"] for r in rows), same_issue=sum(r["same_issue"] for r in rows))
     return out
 
 
@@ -155,7 +161,7 @@ def main() -> int:
         if args.cold:
             print(f"covering (cold) {cmp['cold_seconds']}s -> {cmp['cold_speedup']}x against the whole suite; "
                   f"warm is {cmp['warm_over_cold']}x faster than cold; identical status, FAIL_TO_PASS and "
-                  f"PASS_TO_PASS {cmp['identical']}/{cmp['candidates']}")
+                  f"PASS_TO_PASS {cmp['identical']}/{cmp['candidates']}, same issue text {cmp['same_issue']}/{cmp['candidates']}")
     if args.eval and "eval" in steps:
         report["eval"] = ev = evaluate(args)
         print(f"eval: gold resolves {ev['gold']['resolved']}/{ev['gold']['total']}, "

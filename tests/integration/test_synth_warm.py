@@ -81,17 +81,22 @@ def candidate(add_body: str):
 
 def both_ways(bench, cand, timeout: float = 60.0):
     from issuebench.synth.coverage_map import CoverageMap
+    from issuebench.synth.issue_text import write_issue
     from issuebench.synth.validate import Baseline, check
 
     cmap = CoverageMap({"calc/core.py": {2: set(ADD), 6: {CLAMP}}})
     base = Baseline({*ADD, CLAMP}, suite_seconds=1.0)
-    out = {}
+    out, texts = {}, {}
     for warm in (True, False):
+        # The warm way against validation as it was before it: a plain run per pytest call,
+        # tracebacks printed in both runs.
         bench.warm = warm
-        res = check(bench, cand, cmap, base, timeout=timeout)
+        res = check(bench, cand, cmap, base, timeout=timeout, fast=warm)
         out[warm] = (res.status, res.FAIL_TO_PASS, res.PASS_TO_PASS)
+        texts[warm] = write_issue(res.FAIL_TO_PASS, res.output, {"calc/core.py"}) if res.FAIL_TO_PASS else ""
     bench.warm = True
-    return out[True], out[False]
+    assert texts[True] == texts[False]
+    return out[True], out[False], texts[True]
 
 
 def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(bench) -> None:
@@ -99,7 +104,8 @@ def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(ben
     from issuebench.sandbox import Limits
 
     minus = candidate("return a - b")           # same size as the original line: caught by test_add
-    warm, plain = both_ways(bench, minus)
+    warm, plain, text = both_ways(bench, minus)
+    assert "assert -1 == 5" in text and "Trimmed traceback" in text  # the traceback the issue quotes
     assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
     assert bench.worker is not None and bench.worker.starts == 1 and not bench.worker.disabled
 
@@ -127,13 +133,13 @@ def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(ben
 
     bench.apply = apply_same_second
     try:
-        warm, plain = both_ways(bench, swapped)
+        warm, plain, _text = both_ways(bench, swapped)
     finally:
         del bench.apply
     assert warm == plain
     assert warm[0] == "nothing_fails"
     # PASS_TO_PASS holds the covering test that still passes and the same file's other tests.
-    warm, plain = both_ways(bench, candidate("return a * b"))
+    warm, plain, _text = both_ways(bench, candidate("return a * b"))
     assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
 
 
@@ -142,17 +148,17 @@ def test_a_hanging_or_dying_candidate_is_handled_and_the_worker_replaced(bench) 
 
     bench.warm = True
     starts = bench.worker.starts if bench.worker else 0
-    warm, plain = both_ways(bench, candidate("while True:\n        pass"), timeout=3.0)
+    warm, plain, _text = both_ways(bench, candidate("while True:\n        pass"), timeout=3.0)
     assert warm[0] == plain[0] == TIMEOUT
     # The worker hung with the run and was killed; the next run starts a fresh one.
     dies = candidate("import os, signal\n    os.kill(os.getpid(), signal.SIGKILL)")
-    warm, plain = both_ways(bench, dies)
+    warm, plain, _text = both_ways(bench, dies)
     # The run dies inside test_add: what its cut output says, the plain run says too.
     assert warm == plain and set(warm[1]) <= set(ADD)
     kills_parent = candidate("import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return a + b + 1")
-    warm, plain = both_ways(bench, kills_parent)
+    warm, plain, _text = both_ways(bench, kills_parent)
     assert warm == plain == ("kept", list(ADD), [CLAMP])
     worker = bench.worker
     assert worker is not None and worker.starts >= starts + 2 and not worker.disabled
-    warm, plain = both_ways(bench, candidate("return a - b"))
+    warm, plain, _text = both_ways(bench, candidate("return a - b"))
     assert warm == plain and warm[0] == "kept"

@@ -86,13 +86,28 @@ def _failing(run, selected: list[str]) -> set[str]:
     return {t for t in selected if outcome(run.status_map.get(t)) == FAIL}
 
 
+def _issue_output(bench: Workbench, confirmed: list[str], timeout: float, result: Outcome) -> str:
+    """Output holding the first confirmed test's traceback, which is what the issue text quotes.
+
+    That test alone, with tracebacks; if it does not fail alone (it needs what the tests before
+    it did), all of them again, as the confirming run printed them before.
+    """
+    alone = bench.run(confirmed[:1], timeout=timeout, extra=["--tb=short"])
+    result.runs += 1
+    if alone.status == "ok" and outcome(alone.status_map.get(confirmed[0])) == FAIL:
+        return alone.output
+    result.runs += 1
+    return bench.run(confirmed, timeout=timeout, extra=["--tb=short"]).output
+
+
 def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseline, *, timeout: float,
-          scope: str = "covering", first_tb: str = "no") -> Outcome:
+          scope: str = "covering", fast: bool = True) -> Outcome:
     """Run the candidate's tests twice (the second only if the first fails some); never raises.
 
-    The first run only decides which tests fail, so it prints no tracebacks (`--tb=no`; the
-    `-rA` summary lines give every status just the same): formatting them was most of a run
-    where many tests fail. The confirming run prints them (`--tb=short`) for the issue text.
+    Both runs only decide which tests fail, so they print no tracebacks (`--tb=no`; the `-rA`
+    summary lines give every status just the same): formatting them was most of a run where
+    many tests fail. The issue text's traceback comes from a run of the one test it quotes.
+    `fast=False` is the earlier way (tracebacks in both runs; the second run's output).
     """
     start = time.monotonic()
     targets: list[str] | None = None
@@ -106,7 +121,8 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
     try:
         # The first run decides; the confirming run repeats only the tests that failed in it.
         # A test listed as passing passed here and in both runs of the working tree.
-        run = bench.run(targets, timeout=run_timeout(timeout, targets, baseline), extra=[f"--tb={first_tb}"])
+        tb = ["--tb=no" if fast else "--tb=short"]
+        run = bench.run(targets, timeout=run_timeout(timeout, targets, baseline), extra=tb)
         result.runs += 1
         if not _usable(run, result):
             return result
@@ -114,7 +130,7 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
         if not failing:
             result.status = NOTHING_FAILS
             return result
-        again = bench.run(sorted(failing), timeout=timeout, extra=["--tb=short"])
+        again = bench.run(sorted(failing), timeout=timeout, extra=tb)
         result.runs += 1
         if not _usable(again, result):
             return result
@@ -130,7 +146,8 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
             ran = set(targets)
             result.PASS_TO_PASS += sorted(t for t in baseline.passed
                                           if t not in ran and t.split("::")[0] in files)
-        result.output = again.output
+        result.output = again.output if not (fast and confirmed) else \
+            _issue_output(bench, result.FAIL_TO_PASS, timeout, result)
         result.status = KEPT if result.FAIL_TO_PASS else NOT_CONFIRMED
         return result
     except Exception as exc:  # one bad candidate never stops the run

@@ -97,7 +97,10 @@ class WarmWorker:
         group = RunCgroup.create(self.limits.max_procs, self.limits.memory_mb)
         rlimits, _how = _rlimits(self.limits, group)
         status_r, status_w = os.pipe()
-        argv = build_argv([self.python, "-c", SERVER.read_text()], workspace=self.workspace, binds=self.binds,
+        # Started by bash as the plain run's test command is, so the environment bash adds (PWD,
+        # SHLVL) is the same; bash then gives its process to the worker.
+        command = ["bash", "-c", 'exec "$0" -c "$1"', self.python, SERVER.read_text()]
+        argv = build_argv(command, workspace=self.workspace, binds=self.binds,
                           env=self.env, limits=self.limits, network=False, cwd=TESTBED_PATH)
         argv = [str(status_w) if a == "{STATUS_FD}" else a for a in argv]
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the worker; closed in _stop
