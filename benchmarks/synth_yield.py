@@ -85,7 +85,7 @@ def compare(args: argparse.Namespace) -> dict:
             row.update(suite=full.status, suite_seconds=round(full.seconds, 2), suite_f2p=len(full.FAIL_TO_PASS))
             rows.append(row)
             print(f"{line}suite {full.status:14} {full.seconds:6.1f}s", flush=True)
-        workers_started = bench.worker.starts if bench.worker else 0
+        workers_started = bench.warm_starts
     finally:
         prepared.run.close()
     cov_s = sum(r["covering_seconds"] for r in rows)

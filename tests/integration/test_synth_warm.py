@@ -107,7 +107,7 @@ def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(ben
     warm, plain, text = both_ways(bench, minus)
     assert "assert -1 == 5" in text and "Trimmed traceback" in text  # the traceback the issue quotes
     assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
-    assert bench.worker is not None and bench.worker.starts == 1 and not bench.worker.disabled
+    assert bench.warm_starts == 2 and not bench.warm_disabled  # the first and the confirming run's workers
 
     # Bytecode of the caught bug, as an earlier run that wrote .pyc files would leave it. Each
     # later write of core.py gets its mtime: with the same size, the .pyc looks valid.
@@ -147,7 +147,7 @@ def test_a_hanging_or_dying_candidate_is_handled_and_the_worker_replaced(bench) 
     from issuebench.synth.validate import TIMEOUT
 
     bench.warm = True
-    starts = bench.worker.starts if bench.worker else 0
+    starts = bench.warm_starts
     warm, plain, _text = both_ways(bench, candidate("while True:\n        pass"), timeout=3.0)
     assert warm[0] == plain[0] == TIMEOUT
     # The worker hung with the run and was killed; the next run starts a fresh one.
@@ -158,7 +158,24 @@ def test_a_hanging_or_dying_candidate_is_handled_and_the_worker_replaced(bench) 
     kills_parent = candidate("import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return a + b + 1")
     warm, plain, _text = both_ways(bench, kills_parent)
     assert warm == plain == ("kept", list(ADD), [CLAMP])
-    worker = bench.worker
-    assert worker is not None and worker.starts >= starts + 2 and not worker.disabled
+    assert bench.warm_starts >= starts + 2 and not bench.warm_disabled
     warm, plain, _text = both_ways(bench, candidate("return a - b"))
     assert warm == plain and warm[0] == "kept"
+
+
+def test_a_bugs_first_and_confirming_runs_get_different_hash_seeds(bench) -> None:
+    """Plain runs each draw a hash seed; a test failing under some set orders must not be confirmed
+    by a second run that shares the first one's seed."""
+    from issuebench.synth.coverage_map import CoverageMap
+    from issuebench.synth.validate import Baseline, check
+
+    seeds = bench.ws / "seeds.txt"
+    seeds.unlink(missing_ok=True)
+    cand = candidate('open("seeds.txt", "a").write(str(hash("abc")) + "\\n")\n    return a - b')
+    bench.warm = True
+    res = check(bench, cand, CoverageMap({"calc/core.py": {2: set(ADD)}}), Baseline({*ADD, CLAMP}, 1.0), timeout=60)
+    assert res.status == "kept"
+    # test_add and test_add_zero in the first run, test_add in the confirming one, then alone.
+    first_a, first_b, confirming, alone = seeds.read_text().split()
+    seeds.unlink()
+    assert first_a == first_b and confirming != first_a and alone != confirming

@@ -55,7 +55,8 @@ class Workbench:
         self.sandbox = sandbox
         self.suite_args = list(suite_args)
         self.warm = warm            # runs of given test ids go to a warm worker when it can serve them
-        self._worker = None
+        self._workers: list = []   # WarmWorker, two taking turns (see _warm_run)
+        self._turn = 0
         self.ws = create_workspace(source, commit)
         try:
             self.env = overlay.ensure_env_with_overlay(builder, spec, self.ws)
@@ -117,8 +118,13 @@ class Workbench:
                 pyc.unlink(missing_ok=True)
 
     @property
-    def worker(self):  # -> WarmWorker | None
-        return self._worker
+    def warm_starts(self) -> int:
+        """Warm workers started so far (a timeout or a killed worker means a new one)."""
+        return sum(w.starts for w in self._workers)
+
+    @property
+    def warm_disabled(self) -> str:
+        return next((w.disabled for w in self._workers if w.disabled), "")
 
     def _warm_run(self, targets: Sequence[str], extra: Sequence[str], timeout: float):  # -> RunResult | None
         """The run on the warm worker; None when it cannot serve it (then it runs the plain way)."""
@@ -129,12 +135,19 @@ class Workbench:
         found = pytest_mode(base_command(self.spec.test_cmd, self.ws))
         if found is None:
             return None
-        if self._worker is None:
-            self._worker = WarmWorker(self.ws, self.env.python, binds=self.env.binds(), env=self.env.run_env())
+        if not self._workers:
+            # Two workers taking turns: a worker's children share its hash seed (str hashes, so
+            # set order), where plain runs each draw their own; consecutive runs, such as a bug's
+            # first and confirming run, must not share one, or a test that fails only under some
+            # set orders would be confirmed instead of found flaky.
+            self._workers = [WarmWorker(self.ws, self.env.python, binds=self.env.binds(), env=self.env.run_env())
+                             for _ in range(2)]
+        worker = self._workers[self._turn % 2]
+        self._turn += 1
         mode, args = found
-        return self._worker.run(mode, [*args, *targets, *extra], timeout=timeout)
+        return worker.run(mode, [*args, *targets, *extra], timeout=timeout)
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.close()
+        for worker in self._workers:
+            worker.close()
         shutil.rmtree(self.ws, ignore_errors=True)

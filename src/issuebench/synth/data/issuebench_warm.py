@@ -72,6 +72,8 @@ def child(args, mode, write_fd, proto_fd):
     for fd in (devnull, write_fd, proto_fd):
         os.close(fd)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if "random" in sys.modules:  # a fresh interpreter seeds from the OS (3.7+ reseeds at fork too)
+        sys.modules["random"].seed()
     import pytest
     # What sys.path[0] and sys.argv[0] are under `python -m pytest` and under the `pytest` script
     # (with -I or PYTHONSAFEPATH nothing was put first, and nothing is here either).
