@@ -149,7 +149,7 @@ def test_versions_along_the_main_line_are_read_by_bisection() -> None:
     truth = {sha: ("1.0" if i < 70 else "1.1" if i < 150 else "2.0") for i, sha in enumerate(shas)}
     calls: list[str] = []
     out: dict[str, str | None] = {}
-    _bisect(shas, out, lambda sha: calls.append(sha) or truth[sha])
+    _bisect(shas, out, lambda batch: {sha: calls.append(sha) or truth[sha] for sha in batch})
     assert out == truth
     assert len(calls) <= 25  # a few per release, not one per base
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.collect.history import git
+from issuebench.collect.git_objects import ObjectReader, describe_version_tags
 
 _VERSION = re.compile(r"(\d+)\.(\d+)")
 # `__version__ = "1.5.dev"`, `version = '2.0'`, `__version__: str = "x"`; literal strings only.
@@ -64,8 +64,8 @@ def package_names(repo: str | None, repo_dir: Path) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _read_version_file(repo_dir: Path, commit: str, path: str) -> FoundVersion | None:
-    text = git(repo_dir, "show", f"{commit}:{path}", check=False)
+def _read_version_file(reader: ObjectReader, commit: str, path: str) -> FoundVersion | None:
+    text = reader.show(commit, path)
     if (match := _ASSIGN_RE.search(text)) and (version := major_minor(match.group(1))):
         return FoundVersion(version, path)
     if match := _NUMVERSION.search(text):
@@ -73,63 +73,81 @@ def _read_version_file(repo_dir: Path, commit: str, path: str) -> FoundVersion |
     return None
 
 
-def _ls(repo_dir: Path, treeish: str) -> list[str]:
-    return git(repo_dir, "ls-tree", "--name-only", treeish, check=False).split()
-
-
-def version_from_package(repo_dir: Path, commit: str, repo: str | None = None,
-                         names: list[str] | None = None) -> FoundVersion | None:
-    """A literal version in a version file directly inside the package named after the
-    repository (also under src/ or lib/); with `names`, inside those folders instead."""
-    tree = _ls(repo_dir, commit)
-    wanted = names if names is not None else package_names(repo, repo_dir)
-    roots = [n for n in wanted if n in tree]
+def version_from_package(reader: ObjectReader, commit: str, names: list[str]) -> FoundVersion | None:
+    """A literal version in a version file directly inside one of the folders `names` (the
+    package named after the repository; also under src/ or lib/)."""
+    tree = reader.ls(commit)
+    roots = [n for n in names if n in tree]
     for parent in ("src", "lib"):
         if parent in tree:
-            roots += [f"{parent}/{n}" for n in wanted if n in _ls(repo_dir, f"{commit}:{parent}")]
+            roots += [f"{parent}/{n}" for n in names if n in reader.ls(commit, parent)]
     for root in roots:
         for name in _VERSION_FILES:
-            if found := _read_version_file(repo_dir, commit, f"{root}/{name}"):
+            if found := _read_version_file(reader, commit, f"{root}/{name}"):
                 return found
     return None
 
 
-def version_from_other_package(repo_dir: Path, commit: str) -> FoundVersion | None:
+def version_from_other_package(reader: ObjectReader, commit: str) -> FoundVersion | None:
     """The last resort: a package not named after the repository, when exactly one top-level
     package of the tree states a version (test, doc and vendored folders never count)."""
     skip = {"test", "tests", "testing", "doc", "docs", "examples", "benchmarks", "scripts", "extern",
             "vendor", "_vendor", "build", "tools", "ci"}
-    found = {f for name in _ls(repo_dir, commit) if name not in skip and not name.startswith(".")
-             if (f := version_from_package(repo_dir, commit, names=[name]))}
+    found = {f for name in reader.ls(commit) if name not in skip and not name.startswith(".")
+             if (f := version_from_package(reader, commit, [name]))}
     return found.pop() if len({f.version for f in found}) == 1 else None
 
 
-def version_from_metadata(repo_dir: Path, commit: str) -> FoundVersion | None:
+def version_from_metadata(reader: ObjectReader, commit: str) -> FoundVersion | None:
     for name, pattern in _METADATA:
-        text = git(repo_dir, "show", f"{commit}:{name}", check=False)
+        text = reader.show(commit, name)
         if (match := pattern.search(text)) and (version := major_minor(match.group(1))):
             return FoundVersion(version, name)
     return None
 
 
-def version_from_tag(repo_dir: Path, commit: str) -> FoundVersion | None:
-    # Nearest tag holding a digit-dot-digit; names that only carry digits (`untagged-eb9d2...`)
-    # are skipped by walking to the next one.
-    seen: set[str] = set()
-    target = commit
+def versions_from_tags(repo_dir: Path, commits: list[str]) -> dict[str, FoundVersion | None]:
+    """Each commit's nearest tag holding a digit-dot-digit, all commits in one `git describe`
+    per step; names that only carry digits (`untagged-eb9d2...`) are skipped by describing
+    the tag's parent, up to 20 steps."""
+    out: dict[str, FoundVersion | None] = {}
+    walk = {commit: (commit, set[str]()) for commit in commits}  # commit -> (target, tags seen)
     for _ in range(20):
-        tag = git(repo_dir, "describe", "--tags", "--abbrev=0", "--match", "*[0-9].[0-9]*", target,
-                  check=False).strip()
-        if not tag or tag in seen:
-            return None
-        seen.add(tag)
-        if match := _TAG.match(tag):
-            return FoundVersion(f"{int(match.group(1))}.{int(match.group(2))}", f"tag {tag}")
-        target = f"{tag}^"
-    return None
+        if not walk:
+            break
+        tags = describe_version_tags(repo_dir, [target for target, _ in walk.values()])
+        for commit, (target, seen) in list(walk.items()):
+            tag = tags[target]
+            if not tag or tag in seen:
+                del walk[commit]
+                out[commit] = None
+            elif match := _TAG.match(tag):
+                del walk[commit]
+                out[commit] = FoundVersion(f"{int(match.group(1))}.{int(match.group(2))}", f"tag {tag}")
+            else:
+                seen.add(tag)
+                walk[commit] = (f"{tag}^", seen)
+    out.update(dict.fromkeys(walk))
+    return out
+
+
+def find_versions(repo_dir: Path, commits: list[str], repo: str | None = None,
+                  reader: ObjectReader | None = None) -> dict[str, FoundVersion | None]:
+    """find_version of many commits: files through one reader (pass one to share its memory
+    across calls), tags through one `git describe` per step."""
+    if reader is None:
+        with ObjectReader(repo_dir) as own:
+            return find_versions(repo_dir, commits, repo, own)
+    names = package_names(repo, repo_dir)
+    out = {c: version_from_package(reader, c, names) or version_from_metadata(reader, c)
+           for c in dict.fromkeys(commits)}
+    out.update(versions_from_tags(repo_dir, [c for c, found in out.items() if found is None]))
+    for commit, found in out.items():
+        if found is None:
+            out[commit] = version_from_other_package(reader, commit)
+    return out
 
 
 def find_version(repo_dir: Path, commit: str, repo: str | None = None) -> FoundVersion | None:
     """The release `commit` belongs to, "major.minor", and where that was read; None if nowhere."""
-    return (version_from_package(repo_dir, commit, repo) or version_from_metadata(repo_dir, commit)
-            or version_from_tag(repo_dir, commit) or version_from_other_package(repo_dir, commit))
+    return find_versions(repo_dir, [commit], repo)[commit]

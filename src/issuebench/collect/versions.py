@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from issuebench.collect.history import git
@@ -58,18 +58,26 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] 
     are read by bisection: a version only moves forward along the main line, so when both ends
     of a stretch say the same release every base between does too. A whole history then costs
     a few lookups per release instead of one per task; bases off the main line (maintenance
-    branches) are each read.
+    branches) are each read. Lookups go in batches (each bisection step's midpoints, then every
+    base off the main line) through one reader, so git runs a few times per step, not per file.
     """
+    from issuebench.collect.git_objects import ObjectReader
+    from issuebench.collect.version_rule import find_versions
+
     tasks = list(tasks)
     cache: dict[str, str | None] = {}
-    if main_line:
-        wanted = {t.base_commit for t in tasks if not t.version}
-        ordered = [sha for sha in reversed(main_line) if sha in wanted]  # oldest first
-        _bisect(ordered, cache, lambda sha: version_at(repo_dir, sha))
+    with ObjectReader(repo_dir) as reader:
+        def lookup(shas: list[str]) -> dict[str, str | None]:
+            found = find_versions(repo_dir, shas, reader=reader)
+            return {sha: f.version if f else None for sha, f in found.items()}
+
+        if main_line:
+            wanted = {t.base_commit for t in tasks if not t.version}
+            ordered = [sha for sha in reversed(main_line) if sha in wanted]  # oldest first
+            _bisect(ordered, cache, lookup)
+        cache.update(lookup([t.base_commit for t in tasks if not t.version and t.base_commit not in cache]))
     for task in tasks:
         if not task.version:
-            if task.base_commit not in cache:
-                cache[task.base_commit] = version_at(repo_dir, task.base_commit)
             task.version = cache[task.base_commit] or "0.0"
     for group in group_by_version(tasks).values():
         newest = max(group, key=lambda t: (t.created_at or "", t.base_commit))
@@ -78,24 +86,31 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] 
     return tasks
 
 
-def _bisect(shas: list[str], out: dict[str, str | None], lookup) -> None:
+def _bisect(shas: list[str], out: dict[str, str | None],
+            lookup: Callable[[list[str]], dict[str, str | None]]) -> None:
+    """Versions of `shas` (oldest first) into `out`, looking up both ends and, level by level,
+    the midpoint of every stretch whose ends differ; `lookup` answers a level at once. Each
+    stretch depends only on its own ends, so the answer is the depth-first one."""
     if not shas:
         return
-    for end in (0, len(shas) - 1):
-        if shas[end] not in out:
-            out[shas[end]] = lookup(shas[end])
-    stack = [(0, len(shas) - 1)]
-    while stack:
-        lo, hi = stack.pop()
-        if hi - lo <= 1:
-            continue
-        if out[shas[lo]] == out[shas[hi]]:
-            for i in range(lo + 1, hi):
-                out[shas[i]] = out[shas[lo]]
-            continue
-        mid = (lo + hi) // 2
-        out[shas[mid]] = lookup(shas[mid])
-        stack += [(lo, mid), (mid, hi)]
+    out.update(lookup([sha for sha in dict.fromkeys((shas[0], shas[-1])) if sha not in out]))
+    level = [(0, len(shas) - 1)]
+    while level:
+        mids: list[str] = []
+        below: list[tuple[int, int]] = []
+        for lo, hi in level:
+            if hi - lo <= 1:
+                continue
+            if out[shas[lo]] == out[shas[hi]]:
+                for i in range(lo + 1, hi):
+                    out[shas[i]] = out[shas[lo]]
+                continue
+            mid = (lo + hi) // 2
+            mids.append(shas[mid])
+            below += [(lo, mid), (mid, hi)]
+        if mids:
+            out.update(lookup(mids))
+        level = below
 
 
 def group_by_version(tasks: Iterable[Task]) -> dict[tuple[str, str], list[Task]]:
