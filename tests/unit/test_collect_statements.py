@@ -4,6 +4,7 @@ and the offline fallback with solution leaks stripped."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -178,3 +179,18 @@ Co-authored-by: Other <o@example.org>"""
     assert "Signed-off-by" not in text and "Co-authored-by" not in text
     # A code block that only shows the symptom stays: it is the problem, not the solution.
     assert "print(pkg.f())" in text and "callers expect 2" in text
+
+
+def test_test_names_are_redacted_as_whole_words_only() -> None:
+    test_patch = ("diff --git a/tests/test_m.py b/tests/test_m.py\n+def test_a():\n+def test_ab():\n"
+                  "+class TestX:\n+def test_\u00fcber():\n")
+    message = ("test_a fails (test_a.), test_ab too; mytest_a, test_a_b, test_abc and TestXY stay;\n"
+               "TestX.method and test_\u00fcber go, test_\u00fcberall stays")
+    text = leak_free_message(message, patch="", test_patch=test_patch)
+    # What `re.sub(rf"\b{name}\b", ...)` per name, longest first, gave.
+    expected = message
+    for name in sorted(["test_a", "test_ab", "TestX", "test_\u00fcber"], key=len, reverse=True):
+        expected = re.sub(rf"\b{re.escape(name)}\b", "<redacted>", expected)
+    assert text == expected
+    assert text.startswith("<redacted> fails (<redacted>.), <redacted> too; mytest_a, test_a_b, test_abc")
+    assert "<redacted>.method" in text and "test_\u00fcberall stays" in text

@@ -68,13 +68,14 @@ def test_predicate(globs: Sequence[str] = ()) -> PathPredicate:
     """
     from issuebench.patch import TestPathRules, is_test_path
 
+    # Kept per path: a history's candidates ask about the same files again and again.
     if not globs:
-        return is_test_path
+        return functools.lru_cache(maxsize=1 << 16)(is_test_path)
     include = tuple(g for g in globs if not g.startswith("!"))
     exclude = tuple(g[1:] for g in globs if g.startswith("!"))
     rules = TestPathRules(dirs=(), file_globs=(), include=_with_tails(include),
                           exclude=_with_tails(exclude))
-    return lambda path: is_test_path(path, rules)
+    return functools.lru_cache(maxsize=1 << 16)(lambda path: is_test_path(path, rules))
 
 
 def _with_tails(globs: Sequence[str]) -> tuple[str, ...]:
@@ -107,6 +108,7 @@ def _left_out_rules() -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
     return (tuple(n.lower() for n in data["names"]), frozenset(data["dirs"]), frozenset(data["doc_dirs"]))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a history touches the same paths again and again
 def left_out_by_reference(path: str) -> bool:
     """A changelog, news fragment, authors list or documentation page: the reference's gold
     patches carry none of them (they cannot make a test pass, and would not apply cleanly to
@@ -129,7 +131,7 @@ def split_diff(diff_text: str, is_test: PathPredicate, *,
     dropped: list[str] = []
     target = code
     for line in diff_text.splitlines(keepends=True):
-        header = _DIFF_HEADER.match(line.rstrip("\n"))
+        header = _DIFF_HEADER.match(line.rstrip("\n")) if line.startswith("diff --git a/") else None
         if header:
             old, new = header.group(1), header.group(2)
             if is_test(new) or is_test(old):

@@ -169,13 +169,14 @@ _DIFF_LINE = re.compile(r"^(?:diff --git |index [0-9a-f]+\.\.|--- (?:a/|/dev/nul
 _TEST_NAME = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)|^\s*class\s+(Test\w*)", re.MULTILINE)
 _PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _MERGE_SUBJECT = re.compile(r"^Merge pull request #\d+ from \S+\s*$")
+_WORD = re.compile(r"\w+")
 REDACTED = "<redacted>"
 
 
 def leak_free_message(message: str, *, patch: str, test_patch: str) -> str:
     """The message with everything that would give the solution away removed."""
-    added_code = {line[1:].strip() for line in patch.splitlines()
-                  if line.startswith("+") and not line.startswith("+++") and len(line[1:].strip()) > 3}
+    added_code = {code for line in patch.splitlines()
+                  if line[:1] == "+" and not line.startswith("+++") and len(code := line[1:].strip()) > 3}
     test_names = {a or b for a, b in _TEST_NAME.findall(
         "\n".join(line[1:] for line in test_patch.splitlines() if line.startswith(("+", " ", "-"))))}
     out: list[str] = []
@@ -210,8 +211,11 @@ def leak_free_message(message: str, *, patch: str, test_patch: str) -> str:
     text = "\n".join(out)
     if out:
         text = _PR_SUFFIX.sub("", out[0]) + ("\n" + "\n".join(out[1:]) if len(out) > 1 else "")
-    for name in sorted(test_names, key=len, reverse=True):
-        text = re.sub(rf"\b{re.escape(name)}\b", REDACTED, text)
+    if test_names:
+        # A name is all word characters, so `\bname\b` matches exactly the whole words equal to
+        # it: one pass over the words replaces them all (a pattern per name overflowed re's cache,
+        # a compile per name and task, most of collect's own time on sympy).
+        text = _WORD.sub(lambda m: REDACTED if m.group() in test_names else m.group(), text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
