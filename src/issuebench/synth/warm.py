@@ -82,6 +82,9 @@ class WarmWorker:
         self.env = dict(env)
         self.limits = limits or Limits()
         self.disabled = ""         # why the worker is not used (set once, for good)
+        # Whether the worker imports what its children imported from outside the project, so
+        # later children start with it; off for good once that brought in the project or a thread.
+        self.learn = True
         self.starts = 0            # workers started, for tests and the benchmark
         self._proc: subprocess.Popen[bytes] | None = None
         self._group: RunCgroup | None = None
@@ -223,7 +226,8 @@ class WarmWorker:
         group = self._group
         oom, forks = group.oom_kills(), group.pids_limit_hits()
         started = time.monotonic()
-        request = {"mode": mode, "args": list(args), "max_bytes": self.limits.max_output_bytes}
+        request = {"mode": mode, "args": list(args), "max_bytes": self.limits.max_output_bytes,
+                   "learn": self.learn}
         try:
             self._proc.stdin.write(json.dumps(request).encode() + b"\n")
             self._proc.stdin.flush()
@@ -247,6 +251,9 @@ class WarmWorker:
         if limited is not None:
             self._stop()  # the counters are the worker's, not the run's: start clean
             return limited
+        if header.get("clean") is False:
+            self.learn = False
+            self._stop()  # its next child would not start as a fresh interpreter: replace it
         rc = int(header.get("rc", 1))
         if header.get("output_cut"):
             return RunResult(None, output, OUTPUT_LIMIT, f"the run printed more than "

@@ -8,6 +8,7 @@ sandboxed run would. Protocol: one JSON line per request on stdin; on the origin
 JSON header line, then the output bytes it announces. Must run on every Python pytest supports.
 """
 
+import gc
 import importlib
 import json
 import os
@@ -63,7 +64,24 @@ def sweep(keep):
                 pass
 
 
-def child(args, mode, write_fd, proto_fd):
+def under(module, root):
+    path = getattr(module, "__file__", None) or ""
+    return bool(path) and os.path.realpath(path).startswith(root + os.sep)
+
+
+def outside_modules(before, root):
+    """Modules this process imported from outside the project, in import order, for the parent.
+
+    Packages that have any module inside the project (its own, its tests) are left out whole.
+    """
+    new = [(name, module) for name, module in list(sys.modules.items()) if name not in before]
+    inside = {name.split(".")[0] for name, module in new if under(module, root)}
+    return [name for name, module in new if name.split(".")[0] not in inside and name != "__main__"
+            and getattr(module, "__file__", None) and not under(module, root)]
+
+
+def child(args, mode, write_fd, proto_fd, learn_fd, root):
+    before = set(sys.modules)
     os.setpgid(0, 0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -109,19 +127,56 @@ def child(args, mode, write_fd, proto_fd):
             stream.flush()
         except BaseException:
             pass
+    if learn_fd is not None:
+        try:
+            names = outside_modules(before, root)
+            data = json.dumps(names)
+            while len(data) > 60000:  # within a pipe's buffer: the parent reads it after the exit
+                names = names[: len(names) // 2]
+                data = json.dumps(names)
+            os.write(learn_fd, data.encode())
+        except BaseException:
+            pass
     os._exit(code & 0xFF)
 
 
-def serve(request, proto, keep):
+def preimport(names, root):
+    """Import in this worker what children imported from outside the project, so later children
+    start with it (the standard library and installed packages: never the project, see below).
+
+    False when that brought in a module of the project or a thread (forking would then be wrong):
+    the worker must be replaced by one that does not learn.
+    """
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
+    try:
+        for name in names:
+            if name not in sys.modules:
+                try:
+                    importlib.import_module(name)
+                except BaseException:
+                    pass
+    finally:
+        sys.path[:] = saved
+    clean = not any(under(m, root) for m in list(sys.modules.values()))
+    return clean and len(os.listdir("/proc/self/task")) == 1
+
+
+def serve(request, proto, keep, root):
     max_bytes = int(request.get("max_bytes", 20000000))
     read_fd, write_fd = os.pipe()
+    learn_r, learn_w = os.pipe() if request.get("learn") else (None, None)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        child(request["args"], request.get("mode", "script"), write_fd, proto.fileno())
+        if learn_r is not None:
+            os.close(learn_r)
+        child(request["args"], request.get("mode", "script"), write_fd, proto.fileno(), learn_w, root)
     os.close(write_fd)
+    if learn_w is not None:
+        os.close(learn_w)
     chunks, size, cut, status, ended = [], 0, False, None, None
     while True:
         if status is None:
@@ -153,8 +208,24 @@ def serve(request, proto, keep):
     if status is None:
         _, status = os.waitpid(pid, 0)
     rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    clean = True
+    if learn_r is not None:
+        learned = b""
+        while len(learned) < 4000000:
+            ready, _, _ = select.select([learn_r], [], [], 0)
+            data = os.read(learn_r, 65536) if ready else b""
+            if not data:
+                break
+            learned += data
+        os.close(learn_r)
+        try:
+            clean = preimport(json.loads(learned.decode() or "[]"), root)
+        except ValueError:
+            pass
+        if hasattr(gc, "freeze"):
+            gc.freeze()
     body = b"".join(chunks)
-    header = {"rc": rc, "bytes": len(body), "output_cut": cut, "output_bytes": size}
+    header = {"rc": rc, "bytes": len(body), "output_cut": cut, "output_bytes": size, "clean": clean}
     proto.write(json.dumps(header).encode() + b"\n" + body)
     proto.flush()
 
@@ -171,11 +242,15 @@ def main():
              "threads": threading.active_count(), "python": sys.version.split()[0]}
     proto.write(json.dumps(ready).encode() + b"\n")
     proto.flush()
+    if hasattr(gc, "freeze"):
+        # What the worker holds now is never garbage: children's collections skip it (pytest
+        # collects several times at its end), and their pages stay shared.
+        gc.freeze()
     keep = {1, os.getpid()}
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
-        serve(json.loads(line.decode()), proto, keep)
+        serve(json.loads(line.decode()), proto, keep, root)
 
 
 main()
