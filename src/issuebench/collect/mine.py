@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -153,6 +154,8 @@ class _Plan:
 
 
 _BATCH = 400  # candidates per `git diff-tree --stdin` process: bounds memory, not speed
+_SLICE = 100  # full diffs per process: the first slice of a chunk becomes tasks while git diffs the next
+_GIT_WORKERS = 2  # git processes diffing at once (the machines this runs on have 2 cores or more)
 
 
 def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectResult:
@@ -164,43 +167,64 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     table = P.PipelineTable()
     plans, main_line = _plans(repo_dir, opts, table)
     tasks: list[Task] = []
-    for start in range(0, len(plans), _BATCH):
-        chunk = plans[start:start + _BATCH]
-        # File lists first (cheap), full diffs only for candidates with tests and code.
-        names = _diffs(repo_dir, [(p.diff_from, p.diff_to) for p in chunk], names_only=True)
-        kept: list[_Plan] = []
-        for plan, listing in zip(chunk, names, strict=True):
-            table.add("candidates")
-            if listing is None:
-                table.reject(P.DIFF_FAILED)
-                continue
-            files = [line for line in listing.splitlines() if line]
-            has_test, has_code = changes_tests_and_code(
-                [f for f in files if is_test(f) or opts.keep_changelog or not left_out_by_reference(f)],
-                is_test)
-            if not (has_test and has_code):
-                table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
-                continue
-            table.add("with tests")
-            if client is not None and plan.pr_number is not None:
-                _from_api(repo_dir, name, plan, client)
-            kept.append(plan)
-        diffs = _diffs(repo_dir, [(p.diff_from, p.diff_to) for p in kept])
-        for plan, diff in zip(kept, diffs, strict=True):
-            if diff is None:
-                table.reject(P.DIFF_FAILED)
-                continue
-            task = _build_task(name, plan, diff, is_test, client, opts, table)
-            if task is None:
-                continue
-            table.add("with statement")
-            tasks.append(task)
-            if opts.progress:
-                opts.progress(task.instance_id)
-            if opts.max_tasks is not None and len(tasks) >= opts.max_tasks:
+    chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
+    # git diffs in worker threads while this one turns earlier diffs into tasks: the next
+    # chunk's file lists, this chunk's full diffs in slices. Everything is consumed in order,
+    # so the tasks, the counts and where --max-tasks stops are as in a serial run.
+    pool = ThreadPoolExecutor(max_workers=_GIT_WORKERS)
+
+    def enough() -> bool:
+        return opts.max_tasks is not None and len(tasks) >= opts.max_tasks
+
+    def diffs_of(batch: list[_Plan], names_only: bool = False) -> Future[list[str | None]]:
+        return pool.submit(_diffs, repo_dir, [(p.diff_from, p.diff_to) for p in batch], names_only=names_only)
+
+    try:
+        next_names = diffs_of(chunks[0], names_only=True) if chunks else None
+        for index, chunk in enumerate(chunks):
+            assert next_names is not None
+            names = next_names.result()
+            if index + 1 < len(chunks):
+                next_names = diffs_of(chunks[index + 1], names_only=True)
+            # File lists first (cheap), full diffs only for candidates with tests and code.
+            kept: list[_Plan] = []
+            for plan, listing in zip(chunk, names, strict=True):
+                table.add("candidates")
+                if listing is None:
+                    table.reject(P.DIFF_FAILED)
+                    continue
+                files = [line for line in listing.splitlines() if line]
+                has_test, has_code = changes_tests_and_code(
+                    [f for f in files if is_test(f) or opts.keep_changelog or not left_out_by_reference(f)],
+                    is_test)
+                if not (has_test and has_code):
+                    table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
+                    continue
+                table.add("with tests")
+                if client is not None and plan.pr_number is not None:
+                    _from_api(repo_dir, name, plan, client)
+                kept.append(plan)
+            slices = [kept[start:start + _SLICE] for start in range(0, len(kept), _SLICE)]
+            for batch, pending in zip(slices, [diffs_of(batch) for batch in slices], strict=True):
+                for plan, diff in zip(batch, pending.result(), strict=True):
+                    if diff is None:
+                        table.reject(P.DIFF_FAILED)
+                        continue
+                    task = _build_task(name, plan, diff, is_test, client, opts, table)
+                    if task is None:
+                        continue
+                    table.add("with statement")
+                    tasks.append(task)
+                    if opts.progress:
+                        opts.progress(task.instance_id)
+                    if enough():
+                        break
+                if enough():
+                    break
+            if enough():
                 break
-        if opts.max_tasks is not None and len(tasks) >= opts.max_tasks:
-            break
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
         assign_versions(repo_dir, tasks, main_line)
