@@ -117,3 +117,40 @@ def test_versions_of_many_commits_take_a_few_git_processes(tmp_path: Path,
     assign_versions(repo, tasks, main_line=commits[::-1])
     assert [t.version for t in tasks] == [(f.version if f else "0.0") for f in one_by_one.values()]
     assert len(started) <= 20  # a few per bisection step, whatever the number of tasks
+
+
+def _walk(out: str, markers: list[str]) -> list[str]:
+    """The line walk batch_diffs used before it searched (the reference for _cut_at_lines)."""
+    diffs: list[str] = []
+    current: list[str] | None = None
+    expected = iter(markers)
+    want = next(expected)
+    for line in out.splitlines(keepends=True):
+        if want is not None and line.rstrip("\n") == want:
+            if current is not None:
+                diffs.append("".join(current))
+            current = []
+            want = next(expected, None)
+            continue
+        if current is not None:
+            current.append(line)
+    if current is not None:
+        diffs.append("".join(current))
+    return diffs
+
+
+def test_diff_output_is_cut_where_the_line_walk_cut_it() -> None:
+    from issuebench.collect.history import _cut_at_lines
+
+    a, b, c = "a" * 40, "b" * 40, "c" * 40
+    cases = [
+        f"{a}\ndiff one\n+{b}\n{b}x\n{b}\x0cmore\n {b}\n\x0c{b}\nsecond\n\n{c}",  # only whole lines count
+        f"noise\n{a}\n{a}\n{b}\n",  # an empty diff, and a marker met again inside the next one
+        f"{a}\r\ncrlf\n{b}\u2028{c}\nlast\n",  # every line end str.splitlines knows
+        f"{a}\nnever the second\n",  # a marker missing: fewer diffs (the caller stops)
+        f"{b}\n{a}\n",  # out of order: the first marker is not found at all
+    ]
+    for out in cases:
+        assert _cut_at_lines(out, [a, b, c]) == _walk(out, [a, b, c]), repr(out)
+    assert _cut_at_lines(cases[0], [a, b, c]) == [f"diff one\n+{b}\n{b}x\n{b}\x0cmore\n {b}\n\x0c", "second\n\n",
+                                                  ""]

@@ -202,25 +202,39 @@ def batch_diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: boo
     form = ["--name-only"] if names_only else ["-p", "--binary", "--full-index"]
     out = git(repo_dir, "diff-tree", "--stdin", "-r", *form, "-M", "--always", "--no-color", "--no-ext-diff",
               input_text=stdin)
-    diffs: list[str] = []
-    current: list[str] | None = None
-    expected = iter(new for _, new in pairs)
-    want = next(expected)
-    for line in out.splitlines(keepends=True):
-        # A 40-hex line never occurs inside a diff (binary hunk lines are 36 or 41 chars long).
-        if want is not None and line.rstrip("\n") == want:
-            if current is not None:
-                diffs.append("".join(current))
-            current = []
-            want = next(expected, None)
-            continue
-        if current is not None:
-            current.append(line)
-    if current is not None:
-        diffs.append("".join(current))
+    diffs = _cut_at_lines(out, [new for _, new in pairs])
     if len(diffs) != len(pairs):
         raise IssuebenchError(f"git diff-tree answered {len(diffs)} of {len(pairs)} diffs in {repo_dir}",
                               hint="check that the repository is complete (not shallow)")
+    return diffs
+
+
+# Where str.splitlines ends a line: a marker line is whole only after one of these.
+_LINE_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _cut_at_lines(out: str, markers: list[str]) -> list[str]:
+    """The text after each marker line up to the next one's, markers in order: what a walk
+    over `out.splitlines(keepends=True)` gives when a line is a marker once its "\n" is
+    stripped, found by `str.find` (the walk was most of the Python time of a big history).
+    A 40-hex line never occurs inside a diff (binary hunk lines are 36 or 41 chars long)."""
+    diffs: list[str] = []
+    start: int | None = None  # where the current diff's text starts
+    pos = 0
+    for marker in markers:
+        at = out.find(marker, pos)
+        while at >= 0:
+            end = at + len(marker)
+            if (at == 0 or out[at - 1] in _LINE_ENDS) and (end == len(out) or out[end] == "\n"):
+                break
+            at = out.find(marker, at + 1)
+        if at < 0:
+            break  # the walk would have appended the rest to the current diff
+        if start is not None:
+            diffs.append(out[start:at])
+        start = pos = min(len(out), at + len(marker) + 1)
+    if start is not None:
+        diffs.append(out[start:])
     return diffs
 
 
