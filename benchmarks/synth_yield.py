@@ -9,19 +9,21 @@ against full-suite validation on the same candidates, and eval of the kept tasks
    sandboxed pytest per run (what SWE-smith does; same protocol and flags) and, with --cold,
    covering tests as synth validated them before the warm worker (a plain run each, tracebacks
    printed in both runs), which must give the same verdict, FAIL_TO_PASS and PASS_TO_PASS (and
-   is checked for the same issue text). Printed: the ratios of total validation seconds, and
-   whether the ways keep the same ones.
+   is checked for the same issue text, object addresses masked); with --suite-before, the whole suite as validated
+   before too. Printed: the ratios of total validation seconds, and whether the ways keep the
+   same ones.
 3. With --eval: `issuebench eval` of DIR/tasks.jsonl with the gold patches and with a no-op
    patch (adds a text file): every kept task must be resolved by gold and by nothing else.
 
     .venv/bin/python benchmarks/synth_yield.py SRC --recipe R.toml --output DIR \\
-        [--limit 300] [--workers 2] [--compare 30] [--cold] [--eval]
+        [--limit 300] [--workers 2] [--compare 30] [--cold] [--suite-before] [--eval]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -42,9 +44,15 @@ def run_synth(args: argparse.Namespace) -> dict:
     return synthesize(args.src, opts, progress=lambda line: None).summary
 
 
+def issue(result, changed: set[str]) -> str:
+    """The issue text, object addresses masked (`<lambda at 0x7f...>` differs between any two runs)."""
+    from issuebench.synth.issue_text import write_issue
+
+    return re.sub(r"0x[0-9a-f]{6,}", "0x?", write_issue(result.FAIL_TO_PASS, result.output, changed))
+
+
 def compare(args: argparse.Namespace) -> dict:
     """Covering tests against the whole suite, candidate by candidate, in one workbench."""
-    from issuebench.synth.issue_text import write_issue
     from issuebench.synth.pipeline import plan, prepare
     from issuebench.synth.run import SynthOptions
     from issuebench.synth.validate import check
@@ -77,14 +85,18 @@ def compare(args: argparse.Namespace) -> dict:
                 row.update(cold=cold.status, cold_seconds=round(cold.seconds, 2),
                            identical=(cov.status, cov.FAIL_TO_PASS, cov.PASS_TO_PASS)
                            == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS),
-                           same_issue=not cov.FAIL_TO_PASS or write_issue(cov.FAIL_TO_PASS, cov.output, changed)
-                           == write_issue(cold.FAIL_TO_PASS, cold.output, changed))
+                           same_issue=not cov.FAIL_TO_PASS or issue(cov, changed) == issue(cold, changed))
                 line += (f"cold {cold.status:14} {cold.seconds:6.1f}s {'same' if row['identical'] else 'DIFFERENT'}"
                          f"{'' if row['same_issue'] else ' (issue text differs)'} | ")
             full = way("suite", False)
             row.update(suite=full.status, suite_seconds=round(full.seconds, 2), suite_f2p=len(full.FAIL_TO_PASS))
+            line += f"suite {full.status:14} {full.seconds:6.1f}s"
+            if args.suite_before:
+                before = way("suite", False, False)
+                row.update(suite_before=before.status, suite_before_seconds=round(before.seconds, 2))
+                line += f" | suite as before {before.status:14} {before.seconds:6.1f}s"
             rows.append(row)
-            print(f"{line}suite {full.status:14} {full.seconds:6.1f}s", flush=True)
+            print(line, flush=True)
         workers_started = bench.warm_starts
     finally:
         prepared.run.close()
@@ -96,6 +108,10 @@ def compare(args: argparse.Namespace) -> dict:
            "kept_covering": sum(r["covering"] == "kept" for r in rows),
            "kept_suite": sum(r["suite"] == "kept" for r in rows), "warm_workers_started": workers_started,
            "rows": rows}
+    if args.suite_before:
+        before_s = sum(r["suite_before_seconds"] for r in rows)
+        out.update(suite_before_seconds=round(before_s, 1),
+                   speedup_over_suite_before=round(before_s / cov_s, 2) if cov_s else None)
     if args.cold:
         cold_s = sum(r["cold_seconds"] for r in rows)
         out.update(cold_seconds=round(cold_s, 1), cold_speedup=round(suite_s / cold_s, 2) if cold_s else None,
@@ -134,6 +150,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compare", type=int, default=30, help="candidates validated both ways (0: skip)")
     ap.add_argument("--generators", default=None, help="for the comparison (default: all single ones)")
+    ap.add_argument("--suite-before", action="store_true", help="also validate with the whole suite as "
+                    "before the warm worker (tracebacks printed in both runs)")
     ap.add_argument("--cold", action="store_true", help="also validate covering tests with a plain run per "
                     "pytest call (no warm worker) and check the results are identical")
     ap.add_argument("--eval", action="store_true")
@@ -158,6 +176,9 @@ def main() -> int:
         print(f"validation of {cmp['candidates']} candidates: covering (warm) {cmp['covering_seconds']}s, "
               f"whole suite {cmp['suite_seconds']}s -> {cmp['speedup']}x; same verdict "
               f"{cmp['same_verdict']}/{cmp['candidates']} (kept {cmp['kept_covering']} vs {cmp['kept_suite']})")
+        if args.suite_before:
+            print(f"whole suite as validated before {cmp['suite_before_seconds']}s -> "
+                  f"{cmp['speedup_over_suite_before']}x")
         if args.cold:
             print(f"covering (cold) {cmp['cold_seconds']}s -> {cmp['cold_speedup']}x against the whole suite; "
                   f"warm is {cmp['warm_over_cold']}x faster than cold; identical status, FAIL_TO_PASS and "
