@@ -8,8 +8,10 @@ Baseline, measured in the same process: the naive walk, one `git show --name-onl
 
 With --repo, the whole history of a fetched clone is collected (every branch and tag, versions
 read, no environment set-up); the baseline is the previous design, one `git diff` process per
-candidate, timed on a sample of candidates and extrapolated. Wall clock and CPU seconds (this
-process and its git children) are both printed: the machine is shared.
+candidate, timed on a sample of candidates and extrapolated. Versions are then read again, in
+batches as collect reads them, against one lookup per commit (its own `git cat-file` and
+`git describe`), sampled. Wall clock and CPU seconds (this process and its git children) are
+both printed: the machine is shared.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from issuebench.collect import CollectOptions, collect
-from issuebench.collect.history import walk_history
+from issuebench.collect import CollectOptions, collect, version_rule
+from issuebench.collect.history import git, walk_history
+from issuebench.collect.versions import assign_versions
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
        "GIT_COMMITTER_EMAIL": "b@x", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -87,6 +90,39 @@ def real_history(repo: Path, sample: int) -> None:
     print(f"baseline (one git diff per candidate, {len(picked)} sampled): "
           f"{per_wall * n:.1f}s wall, {per_cpu * n:.1f}s CPU for the {n:,} candidates alone")
     print(f"ratio: {per_wall * n / wall:.1f}x wall, {per_cpu * n / max(cpu, 1e-9):.1f}x CPU")
+    versions_against_one_at_a_time(result.repo_dir, result.tasks, sample)
+
+
+def versions_against_one_at_a_time(repo: Path, tasks: list, sample: int) -> None:
+    """Versions read again in batches (as collect reads them), against one find_version per
+    commit the batches looked up (a reader and a describe per commit), sampled."""
+    looked_up: list[str] = []
+    batched = version_rule.find_versions
+
+    def recording(repo_dir, commits, repo=None, reader=None):  # type: ignore[no-untyped-def]
+        looked_up.extend(commits)
+        return batched(repo_dir, commits, repo, reader)
+
+    copies = [t.model_copy(update={"version": None, "environment_setup_commit": None}) for t in tasks]
+    main_line = git(repo, "rev-list", "--first-parent", "HEAD").split()
+    version_rule.find_versions = recording
+    try:
+        t0, c0 = time.perf_counter(), cpu_seconds()
+        assign_versions(repo, copies, main_line)
+        wall, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+    finally:
+        version_rule.find_versions = batched
+    assert [t.version for t in copies] == [t.version for t in tasks]
+    picked = looked_up[:: max(1, len(looked_up) // sample)][:sample]
+    t0, c0 = time.perf_counter(), cpu_seconds()
+    for sha in picked:
+        version_rule.find_version(repo, sha)
+    per_wall = (time.perf_counter() - t0) / max(1, len(picked))
+    per_cpu = (cpu_seconds() - c0) / max(1, len(picked))
+    n = len(looked_up)
+    print(f"versions in batches: {n:,} commits looked up in {wall:.1f}s wall, {cpu:.1f}s CPU; "
+          f"one commit at a time ({len(picked)} sampled): {per_wall * n:.1f}s wall, {per_cpu * n:.1f}s CPU; "
+          f"ratio {per_wall * n / max(wall, 1e-9):.1f}x wall, {per_cpu * n / max(cpu, 1e-9):.1f}x CPU")
 
 
 def main() -> None:
