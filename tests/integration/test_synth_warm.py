@@ -99,15 +99,19 @@ def both_ways(bench, cand, timeout: float = 60.0):
     return out[True], out[False], texts[True]
 
 
-def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(bench) -> None:
+def test_warm_and_plain_runs_give_identical_results_and_never_stale_bytecode(bench, monkeypatch) -> None:
     from issuebench.config import TESTBED_PATH
     from issuebench.sandbox import Limits
+    from issuebench.synth import validate
 
     minus = candidate("return a - b")           # same size as the original line: caught by test_add
-    warm, plain, text = both_ways(bench, minus)
-    assert "assert -1 == 5" in text and "Trimmed traceback" in text  # the traceback the issue quotes
+    for few in (4, 0):  # the confirming run prints the tracebacks / the quoted test runs alone
+        monkeypatch.setattr(validate, "QUOTE_IN_CONFIRMING", few)
+        warm, plain, text = both_ways(bench, minus)
+        assert "assert -1 == 5" in text and "Trimmed traceback" in text  # the traceback the issue quotes
+    monkeypatch.undo()
     assert warm == plain == ("kept", ["tests/test_core.py::test_add"], ["tests/test_core.py::test_add_zero", CLAMP])
-    assert bench.warm_starts == 2 and not bench.warm_disabled  # the first and the confirming run's workers
+    assert bench.warm_starts == 2 and not bench.warm_disabled  # two workers, taking turns
 
     # Bytecode of the caught bug, as an earlier run that wrote .pyc files would leave it. Each
     # later write of core.py gets its mtime: with the same size, the .pyc looks valid.
@@ -158,7 +162,8 @@ def test_a_hanging_or_dying_candidate_is_handled_and_the_worker_replaced(bench) 
     kills_parent = candidate("import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return a + b + 1")
     warm, plain, _text = both_ways(bench, kills_parent)
     assert warm == plain == ("kept", list(ADD), [CLAMP])
-    assert bench.warm_starts >= starts + 2 and not bench.warm_disabled
+    # The hung worker and the ones killed from inside were replaced: runs go on, warm.
+    assert bench.warm_starts >= starts + 1 and not bench.warm_disabled
     warm, plain, _text = both_ways(bench, candidate("return a - b"))
     assert warm == plain and warm[0] == "kept"
 
@@ -175,7 +180,7 @@ def test_a_bugs_first_and_confirming_runs_get_different_hash_seeds(bench) -> Non
     bench.warm = True
     res = check(bench, cand, CoverageMap({"calc/core.py": {2: set(ADD)}}), Baseline({*ADD, CLAMP}, 1.0), timeout=60)
     assert res.status == "kept"
-    # test_add and test_add_zero in the first run, test_add in the confirming one, then alone.
-    first_a, first_b, confirming, alone = seeds.read_text().split()
+    # test_add and test_add_zero in the first run, test_add in the confirming one.
+    first_a, first_b, confirming = seeds.read_text().split()
     seeds.unlink()
-    assert first_a == first_b and confirming != first_a and alone != confirming
+    assert first_a == first_b and confirming != first_a

@@ -27,6 +27,9 @@ TIMEOUT = "timeout"
 NOT_CONFIRMED = "not_confirmed"
 ERROR = "error"
 STATUSES = (KEPT, SYNTAX, EQUIVALENT, DUPLICATE, NOT_COVERED, NOTHING_FAILS, TIMEOUT, NOT_CONFIRMED, ERROR)
+# Up to this many failing tests, the confirming run prints their tracebacks (formatting one costs
+# tens of milliseconds, less than a run of its own); beyond, only the quoted test's are printed.
+QUOTE_IN_CONFIRMING = 4
 
 
 @dataclass
@@ -106,7 +109,8 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
 
     Both runs only decide which tests fail, so they print no tracebacks (`--tb=no`; the `-rA`
     summary lines give every status just the same): formatting them was most of a run where
-    many tests fail. The issue text's traceback comes from a run of the one test it quotes.
+    many tests fail. The issue text's traceback comes from a run of the one test it quotes, or,
+    when only a few fail, from the confirming run printing theirs.
     `fast=False` is the earlier way (tracebacks in both runs; the second run's output).
     """
     start = time.monotonic()
@@ -130,7 +134,10 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
         if not failing:
             result.status = NOTHING_FAILS
             return result
-        again = bench.run(sorted(failing), timeout=timeout, extra=tb)
+        # A few tracebacks cost less than another run: then the confirming run prints them and its
+        # output is the issue text's, as before.
+        separate = fast and len(failing) > QUOTE_IN_CONFIRMING
+        again = bench.run(sorted(failing), timeout=timeout, extra=tb if separate else ["--tb=short"])
         result.runs += 1
         if not _usable(again, result):
             return result
@@ -146,8 +153,8 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
             ran = set(targets)
             result.PASS_TO_PASS += sorted(t for t in baseline.passed
                                           if t not in ran and t.split("::")[0] in files)
-        result.output = again.output if not (fast and confirmed) else \
-            _issue_output(bench, result.FAIL_TO_PASS, timeout, result)
+        result.output = _issue_output(bench, result.FAIL_TO_PASS, timeout, result) if separate and confirmed \
+            else again.output
         result.status = KEPT if result.FAIL_TO_PASS else NOT_CONFIRMED
         return result
     except Exception as exc:  # one bad candidate never stops the run
