@@ -29,7 +29,9 @@ def clamp(x, lo, hi):
         return hi
     return x
 '''
-TESTS = '''from calc.core import add, clamp
+TESTS = '''import pytest
+
+from calc.core import add, clamp
 
 
 def test_add():
@@ -43,6 +45,11 @@ def test_add_zero():
 def test_clamp():
     assert clamp(5, 0, 3) == 3
     assert clamp(2, 0, 3) == 2
+
+
+@pytest.mark.parametrize("label", ["two and three"])
+def test_add_labelled(label):
+    assert add(2, 3) == 5
 '''
 ADD = ("tests/test_core.py::test_add", "tests/test_core.py::test_add_zero")
 CLAMP = "tests/test_core.py::test_clamp"
@@ -184,3 +191,16 @@ def test_a_bugs_first_and_confirming_runs_get_different_hash_seeds(bench) -> Non
     first_a, first_b, confirming = seeds.read_text().split()
     seeds.unlink()
     assert first_a == first_b and confirming != first_a
+
+
+def test_a_cut_parametrized_id_runs_its_test_not_nothing(bench) -> None:
+    """`-rA` ids are cut at a space (`test_add_labelled[two`); given as is, pytest runs nothing
+    and every covering test looked failed: a task kept with no bug behind it."""
+    from issuebench.synth.coverage_map import CoverageMap
+    from issuebench.synth.validate import Baseline, check
+
+    cut = "tests/test_core.py::test_add_labelled[two"
+    cmap, base = CoverageMap({"calc/core.py": {2: {cut}}}), Baseline({cut}, 1.0)
+    assert check(bench, candidate("return b + a"), cmap, base, timeout=60).status == "nothing_fails"
+    res = check(bench, candidate("return a - b"), cmap, base, timeout=60)
+    assert (res.status, res.FAIL_TO_PASS) == ("kept", [cut])

@@ -8,6 +8,7 @@ covering tests that passed, plus the tests of the same files that never run the 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ STATUSES = (KEPT, SYNTAX, EQUIVALENT, DUPLICATE, NOT_COVERED, NOTHING_FAILS, TIM
 # Up to this many failing tests, the confirming run prints their tracebacks (formatting one costs
 # tens of milliseconds, less than a run of its own); beyond, only the quoted test's are printed.
 QUOTE_IN_CONFIRMING = 4
+NOT_FOUND = re.compile(r"^ERROR: (?:file or directory )?not found: (.*)$", re.MULTILINE)
 
 
 @dataclass
@@ -82,7 +84,22 @@ def _usable(run, result: Outcome) -> bool:
     if run.status != "ok":
         result.status, result.reason = ERROR, f"{run.status}: {run.reason}"
         return False
+    missing = NOT_FOUND.search(run.output)
+    if missing:
+        # pytest ran nothing at all; every test would count as failing, a task no bug made.
+        result.status, result.reason = ERROR, f"pytest did not find {missing.group(1)[:200]}"
+        return False
     return True
+
+
+def runnable(tests: list[str]) -> list[str]:
+    """Node ids pytest can select for these ids.
+
+    The `-rA` summary's id is its first word, so a parametrized id with a space in its value is
+    cut (`test_x[a b]` is `test_x[a`), and pytest, given it, runs nothing ("not found"). The
+    test's function runs instead (every parametrization; the others' statuses are not read).
+    """
+    return sorted({t.split("[", 1)[0] if "[" in t and not t.endswith("]") else t for t in tests})
 
 
 def _failing(run, selected: list[str]) -> set[str]:
@@ -95,12 +112,12 @@ def _issue_output(bench: Workbench, confirmed: list[str], timeout: float, result
     That test alone, with tracebacks; if it does not fail alone (it needs what the tests before
     it did), all of them again, as the confirming run printed them before.
     """
-    alone = bench.run(confirmed[:1], timeout=timeout, extra=["--tb=short"])
+    alone = bench.run(runnable(confirmed[:1]), timeout=timeout, extra=["--tb=short"])
     result.runs += 1
     if alone.status == "ok" and outcome(alone.status_map.get(confirmed[0])) == FAIL:
         return alone.output
     result.runs += 1
-    return bench.run(confirmed, timeout=timeout, extra=["--tb=short"]).output
+    return bench.run(runnable(confirmed), timeout=timeout, extra=["--tb=short"]).output
 
 
 def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseline, *, timeout: float,
@@ -126,7 +143,8 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
         # The first run decides; the confirming run repeats only the tests that failed in it.
         # A test listed as passing passed here and in both runs of the working tree.
         tb = ["--tb=no" if fast else "--tb=short"]
-        run = bench.run(targets, timeout=run_timeout(timeout, targets, baseline), extra=tb)
+        run = bench.run(None if targets is None else runnable(targets),
+                        timeout=run_timeout(timeout, targets, baseline), extra=tb)
         result.runs += 1
         if not _usable(run, result):
             return result
@@ -137,7 +155,7 @@ def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseli
         # A few tracebacks cost less than another run: then the confirming run prints them and its
         # output is the issue text's, as before.
         separate = fast and len(failing) > QUOTE_IN_CONFIRMING
-        again = bench.run(sorted(failing), timeout=timeout, extra=tb if separate else ["--tb=short"])
+        again = bench.run(runnable(sorted(failing)), timeout=timeout, extra=tb if separate else ["--tb=short"])
         result.runs += 1
         if not _usable(again, result):
             return result
