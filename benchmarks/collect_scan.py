@@ -96,11 +96,11 @@ def real_history(repo: Path, sample: int) -> None:
 def versions_against_one_at_a_time(repo: Path, tasks: list, sample: int) -> None:
     """Versions read again in batches (as collect reads them), against one find_version per
     commit the batches looked up (a reader and a describe per commit), sampled."""
-    looked_up: list[str] = []
+    looked_up: dict[str, None] = {}  # each commit once (tasks share bases)
     batched = version_rule.find_versions
 
     def recording(repo_dir, commits, repo=None, reader=None):  # type: ignore[no-untyped-def]
-        looked_up.extend(commits)
+        looked_up.update(dict.fromkeys(commits))
         return batched(repo_dir, commits, repo, reader)
 
     copies = [t.model_copy(update={"version": None, "environment_setup_commit": None}) for t in tasks]
@@ -113,7 +113,7 @@ def versions_against_one_at_a_time(repo: Path, tasks: list, sample: int) -> None
     finally:
         version_rule.find_versions = batched
     assert [t.version for t in copies] == [t.version for t in tasks]
-    picked = looked_up[:: max(1, len(looked_up) // sample)][:sample]
+    picked = list(looked_up)[:: max(1, len(looked_up) // sample)][:sample]
     t0, c0 = time.perf_counter(), cpu_seconds()
     for sha in picked:
         version_rule.find_version(repo, sha)
