@@ -99,6 +99,9 @@ def changes_tests_and_code(files: Sequence[str], is_test: PathPredicate) -> tupl
 
 
 _DIFF_HEADER = re.compile(r"^diff --git a/(.*?) b/(.*)$")
+_HEADER_START = re.compile(r"^diff --git a/", re.MULTILINE)
+# Line ends str.splitlines knows besides "\n" (git()'s text mode already made "\r\n" "\n").
+_OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 @functools.cache
@@ -126,22 +129,33 @@ def split_diff(diff_text: str, is_test: PathPredicate, *,
                keep_left_out: bool = True) -> tuple[str, str]:
     """Split a git diff into (code patch, test patch) file by file, in the original order;
     without keep_left_out, non-test files the reference leaves out go nowhere."""
-    code: list[str] = []
-    tests: list[str] = []
-    dropped: list[str] = []
-    target = code
-    for line in diff_text.splitlines(keepends=True):
-        header = _DIFF_HEADER.match(line.rstrip("\n")) if line.startswith("diff --git a/") else None
-        if header:
-            old, new = header.group(1), header.group(2)
-            if is_test(new) or is_test(old):
-                target = tests
-            elif not keep_left_out and left_out_by_reference(new) and left_out_by_reference(old):
-                target = dropped
-            else:
-                target = code
-        target.append(line)
-    return "".join(code), "".join(tests)
+    out: dict[str, list[str]] = {"code": [], "tests": [], "dropped": []}
+    target = "code"
+    if _OTHER_LINE_ENDS.search(diff_text):  # lines as str.splitlines cuts them: walk them
+        for line in diff_text.splitlines(keepends=True):
+            header = _DIFF_HEADER.match(line.rstrip("\n")) if line.startswith("diff --git a/") else None
+            if header:
+                target = _side(header, is_test, keep_left_out)
+            out[target].append(line)
+    else:  # only "\n" ends lines: cut at the header lines alone (a walk over every line was slow)
+        start = 0
+        for found in _HEADER_START.finditer(diff_text):
+            end = diff_text.find("\n", found.start())
+            header = _DIFF_HEADER.match(diff_text[found.start():end if end >= 0 else len(diff_text)])
+            if header:
+                out[target].append(diff_text[start:found.start()])
+                start, target = found.start(), _side(header, is_test, keep_left_out)
+        out[target].append(diff_text[start:])
+    return "".join(out["code"]), "".join(out["tests"])
+
+
+def _side(header: re.Match[str], is_test: PathPredicate, keep_left_out: bool) -> str:
+    old, new = header.group(1), header.group(2)
+    if is_test(new) or is_test(old):
+        return "tests"
+    if not keep_left_out and left_out_by_reference(new) and left_out_by_reference(old):
+        return "dropped"
+    return "code"
 
 
 def test_files_of(test_patch: str) -> list[str]:

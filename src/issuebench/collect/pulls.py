@@ -207,23 +207,28 @@ def _own_in_graph(head: str, target: str, nodes: dict[str, Node]) -> tuple[list[
     head_only_queued = {s for s in queued if flags.get(s) == HEAD_SIDE}
     own: list[str] = []
     steps = 0
+    # Names bound locally: this loop is the largest Python cost of finding a big history's pulls.
+    pop, push, node_of, flag_of = heapq.heappop, heapq.heappush, nodes.get, flags.get
     while heap and head_only_queued and steps < _WALK_LIMIT:
         steps += 1
-        _, sha = heapq.heappop(heap)
+        _, sha = pop(heap)
         queued.discard(sha)
         head_only_queued.discard(sha)
         flag = flags[sha]
         if flag == HEAD_SIDE:
             own.append(sha)
-        for parent in nodes[sha].parents if sha in nodes else ():
-            if parent not in nodes:
+        node = node_of(sha)
+        for parent in node.parents if node is not None else ():
+            parent_node = node_of(parent)
+            if parent_node is None:
                 continue
-            new = flags.get(parent, 0) | flag
-            if new != flags.get(parent):
+            was = flag_of(parent)
+            new = (was or 0) | flag
+            if new != was:
                 flags[parent] = new
                 if parent not in queued:
                     queued.add(parent)
-                    heapq.heappush(heap, (-nodes[parent].commit_time, parent))
+                    push(heap, (-parent_node.commit_time, parent))
             if parent in queued:
                 if flags[parent] == HEAD_SIDE:
                     head_only_queued.add(parent)

@@ -175,10 +175,12 @@ REDACTED = "<redacted>"
 
 def leak_free_message(message: str, *, patch: str, test_patch: str) -> str:
     """The message with everything that would give the solution away removed."""
+    # Only the message's own lines are looked up among the fix's lines, and each of those is
+    # part of the patch's text: when no message line is, the patch need not be cut into lines.
+    asked = {raw.strip() for raw in message.splitlines()}
     added_code = {code for line in patch.splitlines()
-                  if line[:1] == "+" and not line.startswith("+++") and len(code := line[1:].strip()) > 3}
-    test_names = {a or b for a, b in _TEST_NAME.findall(
-        "\n".join(line[1:] for line in test_patch.splitlines() if line.startswith(("+", " ", "-"))))}
+                  if line[:1] == "+" and not line.startswith("+++") and len(code := line[1:].strip()) > 3
+                  } if any(len(line) > 3 and line in patch for line in asked) else set()
     out: list[str] = []
     in_fence = False
     fence_lines: list[str] = []
@@ -211,7 +213,9 @@ def leak_free_message(message: str, *, patch: str, test_patch: str) -> str:
     text = "\n".join(out)
     if out:
         text = _PR_SUFFIX.sub("", out[0]) + ("\n" + "\n".join(out[1:]) if len(out) > 1 else "")
-    if test_names:
+    if "test" in text or "Test" in text:  # every test name starts so
+        test_names = {a or b for a, b in _TEST_NAME.findall(
+            "\n".join(line[1:] for line in test_patch.splitlines() if line.startswith(("+", " ", "-"))))}
         # A name is all word characters, so `\bname\b` matches exactly the whole words equal to
         # it: one pass over the words replaces them all (a pattern per name overflowed re's cache,
         # a compile per name and task, most of collect's own time on sympy).
