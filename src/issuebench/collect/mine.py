@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -77,7 +78,8 @@ def resolve_repo(repo: str) -> Path:
     if path.exists():
         if not (path / ".git").exists() and not (path / "HEAD").exists():
             raise InputError(path, "not a git repository", hint="pass a clone or a repository URL")
-        return path.resolve()
+        # Absolute, not resolved: a symlink's own name (owner__name) is what names the repository.
+        return Path(os.path.abspath(path))
     if "://" not in repo and not repo.startswith("git@"):
         raise InputError(repo, "no such directory, and not a URL",
                          hint="pass a local clone or a URL such as https://host/owner/name")
@@ -227,7 +229,7 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
         pool.shutdown(wait=True, cancel_futures=True)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
-        assign_versions(repo_dir, tasks, main_line)
+        assign_versions(repo_dir, tasks, main_line, repo=name)
     _attach_environments(repo_dir, tasks, opts, table)
     return CollectResult(tasks, table, repo_dir, name)
 

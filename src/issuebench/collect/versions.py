@@ -51,14 +51,16 @@ def _version_from_files(repo_dir: Path, commit: str) -> str | None:
     return None
 
 
-def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] | None = None) -> list[Task]:
+def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] | None = None,
+                    repo: str | None = None) -> list[Task]:
     """Fill `version` (kept when the row has one) and `environment_setup_commit` per group.
 
     With `main_line` (the default branch's first-parent commits, newest first), the bases on it
     are read by bisection: a version only moves forward along the main line, so when both ends
     of a stretch say the same release every base between does too. A whole history then costs
     a few lookups per release instead of one per task; bases off the main line (maintenance
-    branches) are each read. Lookups go in batches (each bisection step's midpoints, then every
+    branches) are each read. `repo` ("owner/name") names the package whose version file is read
+    first (the clone's folder may be named anything). Lookups go in batches (each bisection step's midpoints, then every
     base off the main line) through one reader, so git runs a few times per step, not per file.
     """
     from issuebench.collect.git_objects import ObjectReader
@@ -68,7 +70,7 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] 
     cache: dict[str, str | None] = {}
     with ObjectReader(repo_dir) as reader:
         def lookup(shas: list[str]) -> dict[str, str | None]:
-            found = find_versions(repo_dir, shas, reader=reader)
+            found = find_versions(repo_dir, shas, repo, reader=reader)
             return {sha: f.version if f else None for sha, f in found.items()}
 
         if main_line:
