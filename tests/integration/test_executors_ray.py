@@ -58,15 +58,32 @@ def _slow_dataset(path: Path, n: int, sleep: int = 1) -> list:
     return tasks
 
 
-def _kill_first_record_worker(stop: threading.Event) -> list[int]:
-    """SIGKILL the first worker process seen running a record; returns its pid (or nothing)."""
+def _record_workers() -> set[int]:
     import psutil
 
+    return {p.pid for p in psutil.process_iter(["cmdline"]) if " ".join(p.info["cmdline"] or []).startswith(RAY_TASK)}
+
+
+def _kill_first_record_worker(stop: threading.Event, dwell: float = 0.5) -> list[int]:
+    """SIGKILL the first worker process seen running a record for `dwell` seconds; returns its pid.
+
+    Only a worker seen in a record twice, `dwell` apart, is killed: on a loaded machine a process
+    can still carry the record's title just after its result went back, and killing it then
+    loses nothing. Records left running by an earlier test are waited out first."""
+    deadline = time.monotonic() + 120
+    stale = _record_workers()
+    while stale and time.monotonic() < deadline and not stop.is_set():
+        stop.wait(0.2)
+        stale &= _record_workers()
+    first_seen: dict[int, float] = {}
     while not stop.is_set():
-        for proc in psutil.process_iter(["cmdline"]):
-            if " ".join(proc.info["cmdline"] or []).startswith(RAY_TASK):
-                os.kill(proc.pid, signal.SIGKILL)
-                return [proc.pid]
+        now = time.monotonic()
+        running = _record_workers() - stale
+        first_seen = {pid: t for pid, t in first_seen.items() if pid in running}
+        for pid in running:
+            if now - first_seen.setdefault(pid, now) >= dwell:
+                os.kill(pid, signal.SIGKILL)
+                return [pid]
         stop.wait(0.05)
     return []
 
