@@ -32,6 +32,8 @@ from issuebench.models import EnvSpec, stable_hash
 # The files a commit declares its requirements in; the same blob ids mean the same answer.
 _DECLARING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 _LAYERS = "layers"
+# Bumped when how a layer is installed changes: a layer of older rules is never reused.
+_LAYER_RULES = "2"
 _ANSWERS = ".issuebench-instance-requirements"
 DECLARED_TIMEOUT = 300.0
 
@@ -141,9 +143,11 @@ def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> 
     if layer is None:
         return None, (f"the project at this commit declares {', '.join(missing)}, which the environment lacks; "
                       f"installing them failed: {error}")
+    left = [m for m in missing if m not in layer.requirements]
     return layer, (f"the project at this commit declares {', '.join(missing)}, which the version's environment "
-                   f"lacks: installed as of {env.manifest.get('exclude_newer') or 'today'} into a layer for this "
-                   "commit, as the reference's per-instance install would")
+                   f"lacks: {', '.join(layer.requirements)} installed as of {env.manifest.get('exclude_newer') or 'today'} "
+                   "into a layer for this commit, as the reference's per-instance install would"
+                   + (f" ({', '.join(left)} left as the environment has them: they conflict with it)" if left else ""))
 
 
 def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list[str] | None, str | None]:
@@ -177,30 +181,40 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
 
     root = Path(env.path).parent / _LAYERS
     root.mkdir(parents=True, exist_ok=True)
-    name = stable_hash([env.env_hash, sorted(missing)])[:16]
+    name = stable_hash([_LAYER_RULES, env.env_hash, sorted(missing)])[:16]
     path = root / name
     if (path / ".done").is_file():
-        return Layer(path, missing), ""
+        return Layer(path, (path / ".done").read_text().split("\n")[:-1]), ""
     cutoff = env.manifest.get("exclude_newer")
     with (root / f".{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (path / ".done").is_file():
-            return Layer(path, missing), ""
+            return Layer(path, (path / ".done").read_text().split("\n")[:-1]), ""
         shutil.rmtree(path, ignore_errors=True)
+        installed = env.manifest.get("installed", [])
+        have = {canonicalize_name(line.split("==")[0]) for line in installed if "==" in line}
+        wanted = {canonicalize_name(Requirement(m).name): m for m in missing}
         with tempfile.TemporaryDirectory(prefix="issuebench-layer-") as tmp:
-            # What the environment holds constrains the layer, so nothing it already has is shadowed
-            # by another version; when that cannot be, the commit's ranges win, as pip would let them.
+            # What the environment holds constrains the layer (all but what the commit asks for in
+            # another range), so nothing else it has is shadowed by another version: a second numpy
+            # on the path breaks the numba built against the first. When that cannot be, only what
+            # the environment lacks entirely is added; never an unconstrained resolution.
             constraints = Path(tmp) / "installed.txt"
-            constraints.write_text("\n".join(env.manifest.get("installed", [])) + "\n")
+            # Only `name==version` lines: the editable project itself (`-e file:///...`) is no constraint.
+            constraints.write_text("\n".join(line for line in installed
+                                             if "==" in line and "@" not in line and not line.startswith("-")
+                                             and canonicalize_name(line.split("==")[0]) not in wanted) + "\n")
             base = [_uv(), "pip", "install", "--target", str(path), "--python", str(env.python),
-                    *date_args(cutoff, exempt_from_cutoff(env.spec))]
+                    *date_args(cutoff, exempt_from_cutoff(env.spec)), "-c", str(constraints)]
+            absent = [m for n, m in wanted.items() if n not in have]
             error = ""
-            for extra in (["-c", str(constraints)], []):
-                proc = subprocess.run([*base, *extra, *missing], capture_output=True, text=True,
-                                      env=uv_env, timeout=1800)
+            for attempt in dict.fromkeys((tuple(missing), tuple(absent))):
+                if not attempt:
+                    continue
+                proc = subprocess.run([*base, *attempt], capture_output=True, text=True, env=uv_env, timeout=1800)
                 if proc.returncode == 0:
-                    (path / ".done").write_text("\n".join(missing) + "\n")
-                    return Layer(path, missing), ""
+                    (path / ".done").write_text("\n".join(attempt) + "\n")
+                    return Layer(path, list(attempt)), ""
                 error = (proc.stderr.strip().splitlines() or ["no message"])[-1]
                 shutil.rmtree(path, ignore_errors=True)
     return None, error
