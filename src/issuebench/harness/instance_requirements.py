@@ -16,9 +16,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,9 @@ from issuebench.models import EnvSpec, stable_hash
 _DECLARING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 _LAYERS = "layers"
 # Bumped when how a layer is installed changes: a layer of older rules is never reused.
-_LAYER_RULES = "2"
+_LAYER_RULES = "3"
+# A dry run's plan: ` + name==version` for each distribution it would install.
+_PLANNED = re.compile(r"^\s*\+\s+([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", re.MULTILINE)
 _ANSWERS = ".issuebench-instance-requirements"
 DECLARED_TIMEOUT = 300.0
 
@@ -140,14 +142,14 @@ def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> 
     if not missing:
         return None, None
     layer, error = _ensure_layer(env, missing, uv_env)
+    if layer is None and not error:
+        return None, None
     if layer is None:
         return None, (f"the project at this commit declares {', '.join(missing)}, which the environment lacks; "
                       f"installing them failed: {error}")
-    left = [m for m in missing if m not in layer.requirements]
     return layer, (f"the project at this commit declares {', '.join(missing)}, which the version's environment "
                    f"lacks: {', '.join(layer.requirements)} installed as of {env.manifest.get('exclude_newer') or 'today'} "
-                   "into a layer for this commit, as the reference's per-instance install would"
-                   + (f" ({', '.join(left)} left as the environment has them: they conflict with it)" if left else ""))
+                   "into a layer for this commit, as the reference's per-instance install would")
 
 
 def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list[str] | None, str | None]:
@@ -191,32 +193,29 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
         if (path / ".done").is_file():
             return Layer(path, (path / ".done").read_text().split("\n")[:-1]), ""
         shutil.rmtree(path, ignore_errors=True)
-        installed = env.manifest.get("installed", [])
-        have = {canonicalize_name(line.split("==")[0]) for line in installed if "==" in line}
-        wanted = {canonicalize_name(Requirement(m).name): m for m in missing}
-        with tempfile.TemporaryDirectory(prefix="issuebench-layer-") as tmp:
-            # What the environment holds constrains the layer (all but what the commit asks for in
-            # another range), so nothing else it has is shadowed by another version: a second numpy
-            # on the path breaks the numba built against the first. When that cannot be, only what
-            # the environment lacks entirely is added; never an unconstrained resolution.
-            constraints = Path(tmp) / "installed.txt"
-            # Only `name==version` lines: the editable project itself (`-e file:///...`) is no constraint.
-            constraints.write_text("\n".join(line for line in installed
-                                             if "==" in line and "@" not in line and not line.startswith("-")
-                                             and canonicalize_name(line.split("==")[0]) not in wanted) + "\n")
-            base = [_uv(), "pip", "install", "--target", str(path), "--python", str(env.python),
-                    *date_args(cutoff, exempt_from_cutoff(env.spec)), "-c", str(constraints)]
-            absent = [m for n, m in wanted.items() if n not in have]
-            error = ""
-            for attempt in dict.fromkeys((tuple(missing), tuple(absent))):
-                if not attempt:
-                    continue
-                proc = subprocess.run([*base, *attempt], capture_output=True, text=True, env=uv_env, timeout=1800)
-                if proc.returncode == 0:
-                    (path / ".done").write_text("\n".join(attempt) + "\n")
-                    return Layer(path, list(attempt)), ""
-                error = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-                shutil.rmtree(path, ignore_errors=True)
+        # As `pip install -e .` at the commit would: what the environment holds stays wherever it
+        # satisfies the commit, and only what is missing or out of range is added. uv plans that
+        # against the environment itself (a dry run writes nothing), and the plan is installed
+        # exactly, without dependencies, into the layer: the environment is never written, and no
+        # second copy of a package it already has in range (a second numpy beside the numba built
+        # against the first) ever reaches the path.
+        dated = date_args(cutoff, exempt_from_cutoff(env.spec))
+        plan_argv = [_uv(), "pip", "install", "--dry-run", "--python", str(env.python), *dated, *missing]
+        proc = subprocess.run(plan_argv, capture_output=True, text=True, env=uv_env, timeout=1800)
+        plan = _PLANNED.findall(proc.stdout + proc.stderr) if proc.returncode == 0 else []
+        if proc.returncode == 0 and not plan:
+            return None, ""   # the environment satisfies it after all (a marker read differently)
+        if not plan:
+            return None, (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        pins = [f"{name}=={version}" for name, version in plan]
+        proc = subprocess.run([_uv(), "pip", "install", "--target", str(path), "--no-deps", "--python",
+                               str(env.python), *dated, *pins], capture_output=True, text=True, env=uv_env,
+                              timeout=1800)
+        if proc.returncode == 0:
+            (path / ".done").write_text("\n".join(pins) + "\n")
+            return Layer(path, pins), ""
+        shutil.rmtree(path, ignore_errors=True)
+        error = (proc.stderr.strip().splitlines() or ["no message"])[-1]
     return None, error
 
 
