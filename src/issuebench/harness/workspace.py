@@ -70,6 +70,8 @@ def _template(source: Path, base_commit: str, repo: str | None = None, when: str
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (template / ".git").is_dir():
             fresh = _checkout(source, base_commit, root, repo, when)
+            # A template half removed by an eviction elsewhere (its .git gone first) is no template.
+            shutil.rmtree(template, ignore_errors=True)
             os.rename(fresh, template)
             _evict_templates(root, keep=template)
     return template
