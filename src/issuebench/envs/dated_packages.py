@@ -44,17 +44,30 @@ class DatedPackages:
 
     def resolve(self, python: Path | str, cutoff: str, per_package: Mapping[str, str], requirements: list[str],
                 log: BuildLog, what: str) -> str | None:
-        """uv's resolution of `requirements` as of `cutoff`, as `name==version` lines (None: none)."""
+        """uv's resolution of `requirements` as of `cutoff`, as `name==version` lines (None: none).
+        A dated release that cannot be built for its metadata is taken as its first wheel for the
+        interpreter, as installs do (shapely 1.7.1 on Python 3.9 for pvlib 0.8)."""
+        per_package = dict(per_package)
+        wheels: list[str] = []
         with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
             request = Path(tmp) / "requirements.in"
             request.write_text("\n".join(requirements) + "\n")
             out = Path(tmp) / "resolved.txt"
-            try:
-                self.run_host(compile_command(self.uv, Path(python), cutoff, per_package, request, out), log,
-                              what, None)
-            except StepFailed:
-                return None
-            return out.read_text()
+            for _ in range(3):
+                argv = compile_command(self.uv, Path(python), cutoff, per_package, request, out)
+                try:
+                    self.run_host([*argv, *(a for n in wheels for a in ("--only-binary", n))], log, what, None)
+                    return out.read_text()
+                except StepFailed as exc:
+                    unbuildable = [n for n in failed_builds(exc.output) if n not in wheels]
+                    if not unbuildable:
+                        return None
+                    wheels += unbuildable
+                    for name in unbuildable:
+                        per_package[name] = first_wheel_date(name, str(python), cutoff) or NO_CUTOFF
+                    log.note(f"# cutoff: {', '.join(unbuildable)} resolved as the first wheel for this interpreter "
+                             "(the release of the date cannot be built for its metadata)")
+        return None
 
     def conda_era(self, spec: EnvSpec, log: BuildLog) -> EnvSpec:
         """The spec to install its requirement files with. A conda environment file lists packages
