@@ -15,20 +15,10 @@ import sys
 import pytest
 
 from tests.gitrepo import init_repo
+from tests.integration.test_synth_real_sandbox import CORE  # the same small project
 
 pytestmark = pytest.mark.slow
 
-CORE = '''def add(a, b):
-    return a + b
-
-
-def clamp(x, lo, hi):
-    if x < lo:
-        return lo
-    if x > hi:
-        return hi
-    return x
-'''
 TESTS = '''import pytest
 
 from calc.core import add, clamp
