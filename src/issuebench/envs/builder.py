@@ -40,6 +40,7 @@ from issuebench.envs.dated_install import (
     held_back,
     local_install_targets,
     pep621_requirements,
+    split_listing,
     wanted_extras,
 )
 from issuebench.envs.dated_packages import DatedPackages
@@ -421,8 +422,8 @@ class EnvBuilder:
                 log.note("# cutoff: the project's declared requirements could not be read; "
                          "its install resolves them itself")
                 return None
-        project = next((r.split(":", 1)[1].strip() for r in declared if r.startswith("# project:")), None)
-        declared = [direct_reference_name(r) or r for r in declared if r.strip() and not r.startswith("#")]
+        requirements, project = split_listing(declared)
+        declared = [direct_reference_name(r) or r for r in requirements]
         pins = [unquote(p) for p in spec.packages if p.strip() and "==" in p]
         # With the recipe's pins first; when they contradict the project (sphinx's setup.py, once
         # edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the pinned

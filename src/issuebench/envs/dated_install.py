@@ -97,6 +97,13 @@ def pep621_requirements(workspace: Path, extras: Sequence[str]) -> list[str] | N
     return lines
 
 
+def split_listing(lines: Sequence[str]) -> tuple[list[str], str | None]:
+    """The requirement lines of a declared-requirements listing (pep621_requirements or the egg_info
+    script) and the project's name from its `# project: NAME` line."""
+    project = next((r.split(":", 1)[1].strip() for r in lines if r.startswith("# project:")), None)
+    return [r.strip() for r in lines if r.strip() and not r.startswith("#")], project
+
+
 def egg_info_command(python: Path, extras: Sequence[str], out: Path) -> str:
     """The shell command (in the sandbox, in the workspace) that writes setup.py's requirements."""
     return f"{shlex.quote(str(python))} {shlex.quote(str(SCRIPT))} {shlex.quote(','.join(extras))} " \

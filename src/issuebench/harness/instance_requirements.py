@@ -156,7 +156,7 @@ def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list
     """The commit's declared requirements and the project's name (None when they cannot be read).
     Whatever reading them leaves in the workspace is put back as it was."""
     from issuebench import config
-    from issuebench.envs.dated_install import SCRIPT, pep621_requirements
+    from issuebench.envs.dated_install import SCRIPT, pep621_requirements, split_listing
     from issuebench.harness.workspace import changed_paths, reset_paths
     from issuebench.sandbox.types import Limits
 
@@ -172,8 +172,7 @@ def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list
         if result.status != "ok" or result.returncode != 0:
             return None, None
         lines = result.output.splitlines()
-    project = next((r.split(":", 1)[1].strip() for r in lines if r.startswith("# project:")), None)
-    return [r.strip() for r in lines if r.strip() and not r.startswith("#")], project
+    return split_listing(lines)
 
 
 def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:
