@@ -58,32 +58,33 @@ def _slow_dataset(path: Path, n: int, sleep: int = 1) -> list:
     return tasks
 
 
-def _record_workers() -> set[int]:
+def _worker_mid_record(sleep: int) -> int | None:
+    """The Ray worker running one of our records right now, or None.
+
+    A record's tests start with `sleep N` inside the sandbox, a child of the worker that runs the
+    record: while that sleep lives, its worker cannot have finished the record. Matching the process
+    title alone was not enough on a loaded machine (a kill could land after the result went back)."""
     import psutil
 
-    return {p.pid for p in psutil.process_iter(["cmdline"]) if " ".join(p.info["cmdline"] or []).startswith(RAY_TASK)}
+    for proc in psutil.process_iter(["cmdline"]):
+        if (proc.info["cmdline"] or []) != ["sleep", str(sleep)]:
+            continue
+        try:
+            for parent in proc.parents():
+                if " ".join(parent.cmdline()).startswith(RAY_TASK):
+                    return parent.pid
+        except psutil.Error:
+            continue
+    return None
 
 
-def _kill_first_record_worker(stop: threading.Event, dwell: float = 0.5) -> list[int]:
-    """SIGKILL the first worker process seen running a record for `dwell` seconds; returns its pid.
-
-    Only a worker seen in a record twice, `dwell` apart, is killed: on a loaded machine a process
-    can still carry the record's title just after its result went back, and killing it then
-    loses nothing. Records left running by an earlier test are waited out first."""
-    deadline = time.monotonic() + 120
-    stale = _record_workers()
-    while stale and time.monotonic() < deadline and not stop.is_set():
-        stop.wait(0.2)
-        stale &= _record_workers()
-    first_seen: dict[int, float] = {}
+def _kill_first_record_worker(stop: threading.Event, sleep: int) -> list[int]:
+    """SIGKILL the first worker seen in the middle of a record (tests of `sleep` seconds); its pid."""
     while not stop.is_set():
-        now = time.monotonic()
-        running = _record_workers() - stale
-        first_seen = {pid: t for pid, t in first_seen.items() if pid in running}
-        for pid in running:
-            if now - first_seen.setdefault(pid, now) >= dwell:
-                os.kill(pid, signal.SIGKILL)
-                return [pid]
+        pid = _worker_mid_record(sleep)
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            return [pid]
         stop.wait(0.05)
     return []
 
@@ -177,9 +178,9 @@ def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_
 
 
 def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tmp_path):
-    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4)
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 4, sleep=2)
     stop = threading.Event()
-    killer, killed = _in_background(_kill_first_record_worker, stop)
+    killer, killed = _in_background(_kill_first_record_worker, stop, 2)
     proc = subprocess.run(_cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path),
                                "--run-id", "k", "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
                                "--executor", "ray", "--ray-address", cluster.address, "-w", "2"),
@@ -193,7 +194,6 @@ def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tm
 
 
 def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster, tmp_path):
-    # Tests that wait a few seconds first: the kill lands while the record runs, even on a loaded machine.
     tasks = _slow_dataset(tmp_path / "slow.jsonl", 3, sleep=4)
     gold = gold_predictions(tasks)
 
@@ -202,7 +202,7 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
                              python_fallback="nearest", timeout=120)
 
     stop = threading.Event()
-    killer, killed = _in_background(_kill_first_record_worker, stop)
+    killer, killed = _in_background(_kill_first_record_worker, stop, 4)
     with get_executor("ray", cluster.address, 2, retries=0) as ex:
         first = run_evaluation(tasks, gold, ctx(), executor=ex)
     stop.set()
