@@ -4,7 +4,7 @@ from pathlib import Path
 
 from issuebench.envs.build_tools import build_constraints
 from issuebench.envs.dating import date_args, filtered_by_cutoff
-from issuebench.envs.release_dates import _version_of
+from issuebench.envs.release_dates import version_of
 from issuebench.envs.requirements import direct_reference_name, requirement_file_pins, usable_requirements
 
 
@@ -62,10 +62,10 @@ def test_the_resolvers_hidden_packages_are_read_from_its_hints():
 
 
 def test_versions_are_read_from_distribution_file_names():
-    assert _version_of("pytest-7.4.0-py3-none-any.whl", "pytest") == "7.4.0"
-    assert _version_of("types_pkg_resources-0.1.3.tar.gz", "types-pkg-resources") == "0.1.3"
-    assert _version_of("zope.interface-5.0.tar.gz", "zope-interface") == "5.0"
-    assert _version_of("notes.txt", "x") is None
+    assert version_of("pytest-7.4.0-py3-none-any.whl", "pytest") == "7.4.0"
+    assert version_of("types_pkg_resources-0.1.3.tar.gz", "types-pkg-resources") == "0.1.3"
+    assert version_of("zope.interface-5.0.tar.gz", "zope-interface") == "5.0"
+    assert version_of("notes.txt", "x") is None
 
 
 def test_a_release_that_cannot_be_built_is_named_from_the_resolver_output():

@@ -28,11 +28,14 @@ from issuebench.envs.dating import (
     only_yanked,
     unsatisfiable_requirements,
 )
+from issuebench.envs.python_support import first_admitting, refused
 from issuebench.envs.requirements import drop_from_conda_files, exact_pins
 from issuebench.models import EnvSpec
 
 # Rounds of "the resolver names a dependency the cutoff hides; take it as of the newest pin".
 MAX_CUTOFF_EXCEPTIONS_ROUNDS = 30
+# Rounds of one resolution's exceptions (unbuildable releases, releases refusing the interpreter).
+MAX_RESOLVE_ROUNDS = 6
 # run_host(argv, log, what, cwd): run a uv command on the host, log it, raise StepFailed on failure.
 RunHost = Callable[[list[str], BuildLog, str, "Path | None"], None]
 
@@ -46,27 +49,53 @@ class DatedPackages:
                 log: BuildLog, what: str) -> str | None:
         """uv's resolution of `requirements` as of `cutoff`, as `name==version` lines (None: none).
         A dated release that cannot be built for its metadata is taken as its first wheel for the
-        interpreter, as installs do (shapely 1.7.1 on Python 3.9 for pvlib 0.8)."""
+        interpreter, as installs do (shapely 1.7.1 on Python 3.9 for pvlib 0.8); one whose
+        requires-python refuses the interpreter (uv ignores upper bounds, pip does not) as the first
+        release after the date that admits it (numba 0.52 `<3.9` on Python 3.9 for pvlib 0.7)."""
         per_package = dict(per_package)
         wheels: list[str] = []
+        lifted: dict[str, str] = {}  # refused releases' names -> the date they are taken as of
+        interpreter: str | None = None
         with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
             request = Path(tmp) / "requirements.in"
             request.write_text("\n".join(requirements) + "\n")
             out = Path(tmp) / "resolved.txt"
-            for _ in range(3):
+            for _ in range(MAX_RESOLVE_ROUNDS):
                 argv = compile_command(self.uv, Path(python), cutoff, per_package, request, out)
                 try:
                     self.run_host([*argv, *(a for n in wheels for a in ("--only-binary", n))], log, what, None)
-                    return out.read_text()
                 except StepFailed as exc:
                     unbuildable = [n for n in failed_builds(exc.output) if n not in wheels]
-                    if not unbuildable:
+                    hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
+                    if unbuildable:
+                        wheels += unbuildable
+                        for name in unbuildable:
+                            per_package[name] = first_wheel_date(name, str(python), cutoff) or NO_CUTOFF
+                        log.note(f"# cutoff: {', '.join(unbuildable)} resolved as the first wheel for this "
+                                 "interpreter (the release of the date cannot be built for its metadata)")
+                    elif hidden and lifted:
+                        # What the later release needs (numba 0.53's llvmlite 0.36) is as late as it.
+                        when = max(lifted.values())
+                        per_package.update(dict.fromkeys(hidden, when))
+                        log.note(f"# cutoff: {', '.join(hidden)} taken as of {when[:10]}, as the releases "
+                                 "taken later for this interpreter need")
+                    else:
                         return None
-                    wheels += unbuildable
-                    for name in unbuildable:
-                        per_package[name] = first_wheel_date(name, str(python), cutoff) or NO_CUTOFF
-                    log.note(f"# cutoff: {', '.join(unbuildable)} resolved as the first wheel for this interpreter "
-                             "(the release of the date cannot be built for its metadata)")
+                    continue
+                resolved = out.read_text()
+                interpreter = interpreter or python_version(str(python))
+                refusing = [n for n in refused(resolved_pins(resolved), interpreter or "")
+                            if n not in per_package] if interpreter else []
+                if not refusing:
+                    return resolved
+                for name in refusing:
+                    when = first_admitting(name, interpreter or "", cutoff)
+                    if when is None:
+                        return resolved  # no later release admits it either: the install will say so
+                    per_package[name] = lifted[name] = when[:10] + "T23:59:59Z"
+                log.note(f"# cutoff: {', '.join(f'{n} taken as of {lifted[n][:10]}' for n in refusing)}: the "
+                         f"release of the date refuses Python {interpreter} (its requires-python), the first "
+                         "later one admits it")
         return None
 
     def conda_era(self, spec: EnvSpec, log: BuildLog) -> EnvSpec:
@@ -173,3 +202,21 @@ def first_wheel_date(name: str, python: str, cutoff: str) -> str | None:
                           capture_output=True, text=True, check=False)
     when = first_wheel_after(name, proc.stdout.strip(), cutoff) if proc.returncode == 0 else None
     return when[:10] + "T23:59:59Z" if when else None
+
+
+def python_version(python: str) -> str | None:
+    """The full version (3.9.18) of an interpreter, or None when it does not run."""
+    proc = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def resolved_pins(resolved: str) -> list[tuple[str, str]]:
+    """(name, version) of a resolution's `name==version` lines."""
+    pins = []
+    for raw in resolved.splitlines():
+        line = raw.split("#", 1)[0].split(";", 1)[0].strip()
+        if "==" in line and not line.startswith("-"):
+            name, version = line.split("==", 1)
+            pins.append((name.split("[", 1)[0].strip(), version.strip()))
+    return pins

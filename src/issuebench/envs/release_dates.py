@@ -39,7 +39,7 @@ def _write_cache(data: dict[str, str]) -> None:
     tmp.replace(path)
 
 
-def _version_of(filename: str, name: str) -> str | None:
+def version_of(filename: str, name: str) -> str | None:
     """The version part of a distribution file name (sdist or wheel) of project `name`."""
     stem = filename
     for suffix in (".tar.gz", ".tar.bz2", ".zip", ".whl", ".tgz", ".egg"):
@@ -70,7 +70,7 @@ def fetch_upload_times(name: str, *, timeout: float = 30) -> dict[str, str]:
     """Earliest upload time (ISO 8601) of each version of `name` on the configured index."""
     times: dict[str, str] = {}
     for entry in index_files(name, timeout=timeout):
-        version, when = _version_of(entry.get("filename", ""), name), entry.get("upload-time")
+        version, when = version_of(entry.get("filename", ""), name), entry.get("upload-time")
         if version and when and (version not in times or when < times[version]):
             times[version] = when
     return times
