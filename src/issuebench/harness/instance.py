@@ -15,6 +15,7 @@ from issuebench import HARNESS_VERSION, config
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards, tests_fallback
 from issuebench.harness.instance_requirements import layer_for
+from issuebench.harness.numerics import with_common_numerics
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.task_version import log_version_notes
@@ -215,10 +216,13 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     run.script = commands.eval_script(spec, task.test_patch, nonce)
     body = "\n".join([*spec.pre_test, run.command])
     raw_path = ws.parent / f"{ws.name}.out"
-    t0 = time.monotonic()
     binds, run_env = env.binds(), env.run_env()
     if layer is not None:
         binds, run_env = [*binds, *layer.binds()], layer.apply(run_env)
+    run_env, numerics = with_common_numerics(run_env, env, ws, ctx.sandbox)
+    if numerics:
+        log.info(numerics)
+    t0 = time.monotonic()
     res = ctx.sandbox.run(["bash", "-c", body], workspace=ws, binds=binds, env=run_env,
                           limits=ctx.limits, network=False, cwd=config.TESTBED_PATH, output_path=raw_path)
     raw_path.unlink(missing_ok=True)
