@@ -88,3 +88,15 @@ def test_a_correction_can_set_any_recipe_field():
     assert "correction: old runner" in table["notes"]
     other, _ = translate_spec("pytest-dev/pytest", "4.5", ref, tables, Corrections([fix]))
     assert other.get("log_parser") != "parse_log_pytest_v2"
+
+
+def test_a_correction_can_add_packages_once():
+    from issuebench.envs.import_swebench import Corrections, translate_spec
+
+    ref = {"python": "3.6", "packages": "numpy==1.16.0 cython==0.27.3", "install": "python -m pip install -e ."}
+    fix = {"repo": "astropy/astropy", "versions": ["1.3"], "note": "helpers from the index",
+           "add_packages": ["astropy-helpers", "cython==0.27.3"]}
+    tables = {"parsers": {}, "reqs_paths": {}, "env_yml_paths": {}}
+    table, _ = translate_spec("astropy/astropy", "1.3", ref, tables, Corrections([fix]))
+    assert table["packages"] == ["numpy==1.16.0", "cython==0.27.3", "astropy-helpers"]
+    assert "correction: helpers from the index" in table["notes"]

@@ -244,6 +244,7 @@ def translate_spec(repo: str, version: str, ref: dict[str, Any], tables: dict[st
     for fix in corrections.for_version(repo, version):
         for old, new in fix.get("replace_packages", {}).items():
             packages = [new if p == old else p for p in packages]
+        packages += [p for p in fix.get("add_packages", []) if p not in packages]
         if fix.get("needs_network"):
             needs_network = True
         overrides.update(fix.get("set", {}))  # any recipe field, e.g. test_cmd or log_parser
