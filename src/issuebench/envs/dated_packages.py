@@ -89,10 +89,14 @@ class DatedPackages:
                 if not refusing:
                     return resolved
                 for name in refusing:
-                    when = first_admitting(name, interpreter or "", cutoff)
-                    if when is None:
+                    first = first_admitting(name, interpreter or "", cutoff)
+                    if first is None:
                         return resolved  # no later release admits it either: the install will say so
-                    per_package[name] = lifted[name] = when[:10] + "T23:59:59Z"
+                    # A floor as well as a date: uv would rather go back to the refused release
+                    # than take what the later one needs (numba 0.53's llvmlite 0.36) past the date.
+                    requirements = [*requirements, f"{name}>={first[0]}"]
+                    request.write_text("\n".join(requirements) + "\n")
+                    per_package[name] = lifted[name] = first[1][:10] + "T23:59:59Z"
                 log.note(f"# cutoff: {', '.join(f'{n} taken as of {lifted[n][:10]}' for n in refusing)}: the "
                          f"release of the date refuses Python {interpreter} (its requires-python), the first "
                          "later one admits it")

@@ -59,14 +59,17 @@ def refused(pins: Iterable[tuple[str, str]], python: str) -> list[str]:
     return [name for (name, _), no in zip(pins, verdicts, strict=True) if no]
 
 
-def first_admitting(name: str, python: str, after: str) -> str | None:
-    """The upload time of the first final release after `after` that admits `python` (None: none)."""
-    times: dict[str, str] = {}
+def first_admitting(name: str, python: str, after: str) -> tuple[str, str] | None:
+    """(version, upload time) of the first final release after `after` that admits `python`."""
+    firsts: dict[str, str] = {}
     for version, rp, when in _releases(canonicalize_name(name)):
         try:
             final = not Version(version).is_prerelease
         except InvalidVersion:
             continue
-        if final and when > after and _admits(rp, python) and (version not in times or when < times[version]):
-            times[version] = when
-    return min(times.values()) if times else None
+        if final and when > after and _admits(rp, python) and (version not in firsts or when < firsts[version]):
+            firsts[version] = when
+    if not firsts:
+        return None
+    version = min(firsts, key=lambda v: firsts[v])
+    return version, firsts[version]
