@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import urllib.request
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urljoin
 
@@ -25,6 +26,13 @@ def index_url() -> str:
     """The simple index pip uses here: PIP_INDEX_URL, pip's configuration, or pip's own default."""
     if os.environ.get("PIP_INDEX_URL"):
         return os.environ["PIP_INDEX_URL"]
+    return _configured_index()
+
+
+@lru_cache(maxsize=1)
+def _configured_index() -> str:
+    # Asked of pip once per process: a dated resolution reads a page per package, and a `pip
+    # config` process each time cost seconds apiece on a loaded machine.
     proc = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"],
                           capture_output=True, text=True, check=False)
     if proc.returncode == 0 and proc.stdout.strip():
