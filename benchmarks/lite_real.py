@@ -181,7 +181,24 @@ def summarise(tasks: list[Task], runnable: set[str], gold: dict, noop: dict) -> 
     total = Counter()
     for row in rows.values():
         total.update(row)
-    return {"per_repo": per_repo, "total": dict(total), "misses": dict(misses)}
+    return {"per_repo": per_repo, "total": dict(total), "misses": dict(misses), "environments": env_builds(gold)}
+
+
+def env_builds(gold: dict) -> dict:
+    """The environments the gold run used and their recorded build times (each env's manifest):
+    what a pass with every environment cold adds to a warm one, before dividing by the workers."""
+    from issuebench import config
+    from issuebench.envs import cache
+
+    seconds: dict[str, float] = {}
+    for result in gold.values():
+        env_hash = (result or {}).get("env_hash")
+        if env_hash and env_hash not in seconds:
+            manifest = cache.read_manifest(config.envs_dir(), env_hash) or {}
+            seconds[env_hash] = float(manifest.get("build_seconds") or 0.0)
+    built = sorted(seconds.values())
+    return {"count": len(built), "build_seconds_total": round(sum(built), 1),
+            "build_seconds_median": round(statistics.median(built), 1) if built else None}
 
 
 def render(report: dict) -> str:
@@ -198,6 +215,11 @@ def render(report: dict) -> str:
         lines.append(f"\ngold resolved {tot.get('gold_resolved', 0)}/{at} of the tasks run "
                      f"({100 * tot.get('gold_resolved', 0) / at:.1f}%; {tot.get('at_hand', 0)} at hand); no-op resolved "
                      f"{tot.get('noop_resolved', 0)}/{tot.get('noop_run', 0)}")
+    envs = report.get("environments") or {}
+    if envs.get("count"):
+        lines.append(f"\n{envs['count']} environments; their recorded builds took {envs['build_seconds_total']:.0f} s "
+                     f"in total (median {envs['build_seconds_median']:.0f} s): a pass with every one cold adds about "
+                     "that, divided by the workers, to a warm pass")
     if report["misses"]:
         lines.append("\nTasks gold does not resolve, by cause:")
         for cause, items in sorted(report["misses"].items(), key=lambda kv: -len(kv[1])):
