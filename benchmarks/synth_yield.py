@@ -86,7 +86,8 @@ def compare(args: argparse.Namespace) -> dict:
                 row.update(cold=cold.status, cold_seconds=round(cold.seconds, 2),
                            identical=(cov.status, cov.FAIL_TO_PASS, cov.PASS_TO_PASS)
                            == (cold.status, cold.FAIL_TO_PASS, cold.PASS_TO_PASS),
-                           same_issue=not cov.FAIL_TO_PASS or issue(cov, changed) == issue(cold, changed))
+                           same_issue=not cov.FAIL_TO_PASS
+                           or (bool(cold.FAIL_TO_PASS) and issue(cov, changed) == issue(cold, changed)))
                 line += (f"cold {cold.status:14} {cold.seconds:6.1f}s {'same' if row['identical'] else 'DIFFERENT'}"
                          f"{'' if row['same_issue'] else ' (issue text differs)'} | ")
             full = way("suite", False)
