@@ -159,8 +159,8 @@ def summarise(tasks: list[Task], runnable: set[str], gold: dict, noop: dict) -> 
         if g is None:
             continue   # at hand, not run (yet): counted apart from the misses
         row["run"] += 1
-        if g and g.get("status") not in ("env_failed", None):
-            row["env_built"] += 1
+        if g and g.get("env_hash") and g.get("status") != "env_failed":
+            row["env_built"] += 1   # an instance that never reached its environment does not count
         if g and g.get("resolved"):
             row["gold_resolved"] += 1
         else:
