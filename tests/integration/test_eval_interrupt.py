@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from issuebench.demo import demo_repos_dir, demo_tasks
 from issuebench.models import InstanceStatus, Task
+from tests.interruptible import interruptible
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
 
@@ -46,8 +46,8 @@ def test_ctrl_c_keeps_finished_instances_discards_the_one_in_flight_and_a_rerun_
     blocked = tasks[0].instance_id
     preds = write_predictions(tmp_path / "p.jsonl", tasks, blocking_patch(tasks[0], tmp_path))
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "issuebench.cli.main", "eval", "--dataset", "demo", "--predictions", str(preds),
-           "--run-id", "r", "--workers", "2", "--timeout", "120", "--output", str(out)]
+    cmd = interruptible("-m", "issuebench.cli.main", "eval", "--dataset", "demo", "--predictions", str(preds),
+                        "--run-id", "r", "--workers", "2", "--timeout", "120", "--output", str(out))
     # Its own session, so that the signal goes to every process of the run, as a terminal's Ctrl-C does.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "COLUMNS": "200"})

@@ -23,6 +23,7 @@ from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks  # noqa
 from issuebench.executors import Failure, get_executor  # noqa: E402
 from issuebench.harness import build_context, run_evaluation  # noqa: E402
 from issuebench.models import InstanceStatus  # noqa: E402
+from tests.interruptible import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("ray-cluster")
 
@@ -42,7 +43,7 @@ def cluster():
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "issuebench", *args]
+    return interruptible("-m", "issuebench", *args)  # a driver the tests stop with SIGINT
 
 
 def _results(out: Path, run_id: str, model: str) -> dict[str, dict]:
