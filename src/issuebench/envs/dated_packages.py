@@ -55,7 +55,7 @@ class DatedPackages:
         per_package = dict(per_package)
         wheels: list[str] = []
         lifted: dict[str, str] = {}  # refused releases' names -> the date they are taken as of
-        interpreter: str | None = None
+        interpreter = python_version(str(python))
         with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
             request = Path(tmp) / "requirements.in"
             request.write_text("\n".join(requirements) + "\n")
@@ -83,13 +83,12 @@ class DatedPackages:
                         return None
                     continue
                 resolved = out.read_text()
-                interpreter = interpreter or python_version(str(python))
-                refusing = [n for n in refused(resolved_pins(resolved), interpreter or "")
+                refusing = [n for n in refused(exact_pins(resolved.splitlines()), interpreter)
                             if n not in per_package] if interpreter else []
                 if not refusing:
                     return resolved
                 for name in refusing:
-                    first = first_admitting(name, interpreter or "", cutoff)
+                    first = first_admitting(name, str(interpreter), cutoff)
                     if first is None:
                         return resolved  # no later release admits it either: the install will say so
                     # A floor as well as a date: uv would rather go back to the refused release
@@ -202,9 +201,9 @@ def first_wheel_date(name: str, python: str, cutoff: str) -> str | None:
     """The end of the day the first wheel of `name` for the interpreter was published."""
     from issuebench.envs.release_dates import first_wheel_after
 
-    proc = subprocess.run([python, "-c", "import sys; print('cp%d%d' % sys.version_info[:2])"],
-                          capture_output=True, text=True, check=False)
-    when = first_wheel_after(name, proc.stdout.strip(), cutoff) if proc.returncode == 0 else None
+    version = python_version(python)
+    tag = "cp" + "".join(version.split(".")[:2]) if version else None
+    when = first_wheel_after(name, tag, cutoff) if tag else None
     return when[:10] + "T23:59:59Z" if when else None
 
 
@@ -212,15 +211,5 @@ def python_version(python: str) -> str | None:
     """The full version (3.9.18) of an interpreter, or None when it does not run."""
     proc = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
                           capture_output=True, text=True, check=False)
-    return proc.stdout.strip() or None if proc.returncode == 0 else None
+    return (proc.stdout.strip() or None) if proc.returncode == 0 else None
 
-
-def resolved_pins(resolved: str) -> list[tuple[str, str]]:
-    """(name, version) of a resolution's `name==version` lines."""
-    pins = []
-    for raw in resolved.splitlines():
-        line = raw.split("#", 1)[0].split(";", 1)[0].strip()
-        if "==" in line and not line.startswith("-"):
-            name, version = line.split("==", 1)
-            pins.append((name.split("[", 1)[0].strip(), version.strip()))
-    return pins
