@@ -284,3 +284,26 @@ def test_a_judging_run_cut_by_the_timeout_still_counts_the_tests_it_finished(tmp
     run = _judge(_Runner(), None, _plan(["pytest"]), "pytest -rA tests", "whole suite", tree)  # type: ignore[arg-type]
     assert commands == ["pytest -rA tests -v"]
     assert run.statuses == {"tests/test_a.py::test_x": "PASSED", "tests/test_a.py::test_y": "FAILED"}
+
+
+def test_a_helper_package_vendored_as_an_absent_submodule_is_a_build_requirement(tmp_path: Path) -> None:
+    setup_py = ("import ah_bootstrap\nfrom setuptools import setup\n"
+                "from astropy_helpers.setup_helpers import register_commands\nsetup(name='pkg')\n")
+    repo = tmp_path / "r"
+    init_repo(repo, {"setup.py": setup_py, "ah_bootstrap.py": "", "pkg/__init__.py": "",
+                     ".gitmodules": '[submodule "astropy_helpers"]\n\tpath = astropy_helpers\n'
+                                    '\turl = https://example.com/astropy-helpers.git\n'
+                                    '[submodule "docs_theme"]\n\tpath = docs_theme\n\turl = x\n'})
+    # gitlinks as a clone has them: the commit names the submodules, the clone holds none of their files
+    head = git(repo, "rev-parse", "HEAD")
+    for path in ("astropy_helpers", "docs_theme"):
+        git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{path}")
+    git(repo, "commit", "-q", "-m", "submodules")
+    facts = extract(SourceTree.open(repo, commit=git(repo, "rev-parse", "HEAD")))
+    assert facts.build_requires == ["astropy-helpers"]      # docs_theme is not imported by setup.py
+    assert any("astropy_helpers is not in the snapshot" in n for n in facts.notes)
+
+    # an sdist carries the submodule's files: nothing to add
+    init_repo(tmp_path / "sdist", {"setup.py": setup_py, "astropy_helpers/__init__.py": "",
+                                   ".gitmodules": '[submodule "h"]\n\tpath = astropy_helpers\n'})
+    assert extract(SourceTree.open(tmp_path / "sdist")).build_requires == []

@@ -72,6 +72,8 @@ def extract(tree: SourceTree) -> Facts:
     if not facts.install_requires and "requirements.txt" in files and not facts.has_pyproject_build:
         text = tree.read("requirements.txt") or ""
         facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
+    if ".gitmodules" in files:
+        _read_gitmodules(tree.read(".gitmodules") or "", facts, files, tree.read("setup.py") or "")
     facts.test_commands = list(dict.fromkeys(c.strip() for c in facts.test_commands))
     if "conftest.py" in files or any(p.endswith("/conftest.py") for p in files):
         facts.pytest_configured = True
@@ -79,6 +81,27 @@ def extract(tree: SourceTree) -> Facts:
 
 
 # -- metadata files -------------------------------------------------------------------------
+
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
+
+
+def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -> None:
+    """A Python package vendored as a git submodule that the snapshot does not hold is a build
+    requirement from the index: a clone or archive has no submodule checkout, and the project's
+    bootstrap (astropy's ah_bootstrap) takes an installed copy before it tries git or a download,
+    neither of which the sandbox allows. Only a submodule setup.py imports counts: other
+    submodules (docs themes, test data) are no distributions."""
+    for path in _SUBMODULE_PATH.findall(text):
+        path = path.strip("/")
+        if not path.isidentifier() or any(f.startswith(path + "/") for f in files):
+            continue
+        if not re.search(rf"^\s*(from|import)\s+{path}\b", setup_py, re.MULTILINE):
+            continue
+        name = path.replace("_", "-")
+        if name not in facts.build_requires:
+            facts.build_requires.append(name)
+            facts.notes.append(f".gitmodules: submodule {path} is not in the snapshot; "
+                               f"{name} from the index as a build requirement")
 
 def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     data = tomllib.loads(text)
