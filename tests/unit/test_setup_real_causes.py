@@ -307,3 +307,12 @@ def test_a_helper_package_vendored_as_an_absent_submodule_is_a_build_requirement
     init_repo(tmp_path / "sdist", {"setup.py": setup_py, "astropy_helpers/__init__.py": "",
                                    ".gitmodules": '[submodule "h"]\n\tpath = astropy_helpers\n'})
     assert extract(SourceTree.open(tmp_path / "sdist")).build_requires == []
+
+
+def test_one_requirement_under_two_markers_keeps_the_one_for_the_chosen_python() -> None:
+    from issuebench.setup.requirements import evaluate_markers, merge
+    listed = ['more-itertools>=4.0.0,<6.0.0;python_version<="2.7"',
+              'more-itertools>=4.0.0;python_version>"2.7"', "six", "six>=1.10"]
+    merged = merge(listed)
+    assert evaluate_markers(merged, "3.7") == ["more-itertools>=4.0.0", "six>=1.10"]
+    assert evaluate_markers(merged, "2.7") == ["more-itertools>=4.0.0,<6.0.0", "six>=1.10"]

@@ -97,7 +97,10 @@ def _join(folder: str, target: str) -> str:
 
 def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = False,
           keep: Iterable[str] = ()) -> list[str]:
-    """One requirement per distribution, first seen wins unless a later one is more specific.
+    """One requirement per distribution and marker, first seen wins unless a later one is more
+    specific. Entries of one name under different markers are all kept (pytest 4.4 lists
+    more-itertools once for Python 2.7 and once for later ones): which applies is decided when the
+    markers are evaluated for the chosen Python.
 
     Development tools (linters, docs builders) are dropped unless keep_tools or named in keep (a
     project's own runtime requirements: sphinx needs sphinxcontrib-* to import at all); names in
@@ -112,8 +115,9 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
             if name is None or name in dropped or (
                     not keep_tools and name not in kept and is_ignored_tool(name)):
                 continue
-            if name not in out or (_is_bare(out[name]) and not _is_bare(req)):
-                out[name] = req.strip()
+            key = name + (";" + req.split(";", 1)[1].strip() if ";" in req else "")
+            if key not in out or (_is_bare(out[key]) and not _is_bare(req)):
+                out[key] = req.strip()
     return list(out.values())
 
 
