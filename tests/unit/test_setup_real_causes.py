@@ -169,7 +169,7 @@ def test_old_pytest_without_per_test_lines_is_run_verbose() -> None:
     assert diagnosis is not None
     fix = apply_rule(diagnosis, plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
     assert fix is not None and fix.plan.spec.log_parser == "pytest_v2"
-    assert fix.plan.spec.test_cmd == "pytest -rA -v -o console_output_style=classic"
+    assert fix.plan.spec.test_cmd == "pytest -rA -v --override-ini=console_output_style=classic"
     from issuebench.parsers import get_parser
 
     assert get_parser("pytest_v2")("tests/test_a.py::test_x PASSED\n") == {"tests/test_a.py::test_x": "PASSED"}
@@ -316,3 +316,25 @@ def test_one_requirement_under_two_markers_keeps_the_one_for_the_chosen_python()
     merged = merge(listed)
     assert evaluate_markers(merged, "3.7") == ["more-itertools>=4.0.0", "six>=1.10"]
     assert evaluate_markers(merged, "2.7") == ["more-itertools>=4.0.0,<6.0.0", "six>=1.10"]
+
+
+def test_classic_style_option_never_swallows_test_paths_and_is_dropped_for_pytest_before_3() -> None:
+    import argparse
+    import shlex
+
+    from issuebench.setup.rules import CLASSIC_STYLE
+
+    # pytest 3.0-3.2 declare -o/--override-ini with nargs="*": `-o key=value tests` ate the paths
+    # (requests 0.14: "-o/--override-ini expects option=value style").
+    old = argparse.ArgumentParser()
+    old.add_argument("-o", "--override-ini", nargs="*", dest="override_ini")
+    old.add_argument("paths", nargs="*")
+    parsed = old.parse_args(shlex.split(f"-v {CLASSIC_STYLE} tests/test_a.py")[1:])
+    assert parsed.override_ini == ["console_output_style=classic"]
+    assert parsed.paths == ["tests/test_a.py"]
+
+    plan = _plan(["pytest"], test_cmd=f"pytest -rA -v {CLASSIC_STYLE}", log_parser="pytest_v2")
+    log = f"usage: py.test [options] [file_or_dir] ...\npy.test: error: unrecognized arguments: {CLASSIC_STYLE}\n"
+    fix = apply_rule(diagnose(log), plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
+    assert fix is not None and fix.plan.spec.test_cmd == "pytest -rA -v"
+    assert fix.plan.spec.log_parser == "pytest_v2"

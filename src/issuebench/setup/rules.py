@@ -315,6 +315,9 @@ def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
     return fix or Fix(new, "no tests ran under unittest: use pytest")
 
 
+CLASSIC_STYLE = "--override-ini=console_output_style=classic"
+
+
 @rule
 def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """An old pytest prints no `PASSED id` summary lines: run verbose, read `id PASSED` lines."""
@@ -322,9 +325,20 @@ def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | 
         return None
     # The classic console style ends each verbose line with its status (no progress percentage),
     # the form parser pytest_v2 reads.
-    command = f"{plan.spec.test_cmd} -v -o console_output_style=classic"
+    # `--override-ini=` with its value joined: pytest 3.0-3.2 take `-o` with any number of values
+    # and would swallow the test paths after it.
+    command = f"{plan.spec.test_cmd} -v {CLASSIC_STYLE}"
     return Fix(plan.copy(test_cmd=command, log_parser="pytest_v2"),
                "no per-test results in the log: run pytest -v (classic style), parser pytest_v2")
+
+
+@rule
+def classic_style_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """A pytest older than 3.0 has no --override-ini; its verbose lines are classic anyway."""
+    if CLASSIC_STYLE not in plan.spec.test_cmd:
+        return None
+    command = " ".join(plan.spec.test_cmd.replace(CLASSIC_STYLE, "").split())
+    return Fix(plan.copy(test_cmd=command), "pytest older than 3.0: verbose without --override-ini")
 
 
 @rule
