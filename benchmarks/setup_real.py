@@ -143,7 +143,7 @@ def run_job(job: dict, args: argparse.Namespace, logs: Path) -> dict:
     attempts = recipe.get("attempts", [])
     row.update(success=summary["success"], seconds=seconds, python=summary.get("python"),
                iterations=summary.get("iterations"), tests_run=summary.get("tests_run"),
-               tests_passed=summary.get("tests_passed"),
+               tests_passed=summary.get("tests_passed"), tests_offline=summary.get("tests_offline", 0),
                judged_on=next((a.get("judged_on") for a in reversed(attempts) if a.get("judged_on")), ""),
                fixes=[a["fix"] for a in attempts if a.get("fix")])
     if not summary["success"]:
@@ -171,6 +171,8 @@ def report(rows: list[dict]) -> str:
         cause = " ".join(str(r.get("cause", "")).split())[:160]
         result = "accepted" if r.get("success") else f"not accepted: {cause}"
         tests = f"{r.get('tests_passed')}/{r.get('tests_run')}" if r.get("tests_run") is not None else "-"
+        if r.get("tests_offline"):
+            tests += f" ({r['tests_offline']} need the internet)"
         lines.append(f"| {r['key']} | {(r.get('commit') or '')[:10]} | {str(r.get('date', ''))[:10]} | "
                      f"{result.replace('|', '/')} | {r.get('iterations', '-')} | {r.get('seconds')} | "
                      f"{r.get('python') or '-'} | {tests} | "
@@ -178,8 +180,11 @@ def report(rows: list[dict]) -> str:
     share = len(ok) / len(done) if done else 0.0
     median = statistics.median(times) if times else 0.0
     loads = [r["load"] for r in done if r.get("load") is not None]
+    offline = [r for r in ok if r.get("tests_offline")]
     lines += ["", f"**{len(ok)}/{len(done)} accepted ({share:.0%}), median {median:.0f} s per setup, no model.**"
-              + (f" Median load average (5 min) while they ran: {statistics.median(loads):.1f}." if loads else ""),
+              + (f" Median load average (5 min) while they ran: {statistics.median(loads):.1f}." if loads else "")
+              + (f" {len(offline)} of the accepted have tests that fail only for want of the internet"
+                 " (not counted against the environment)." if offline else ""),
               "", "Published, model-driven:"]
     lines += [f"- {name}: {figure}" for name, figure in PUBLISHED]
     return "\n".join(lines)
@@ -241,6 +246,7 @@ def main() -> int:
             handle.write(json.dumps(row) + "\n")
         print(f"{row['key']:40} {'OK ' if row.get('success') else 'FAIL'} {row.get('seconds')}s "
               f"py={row.get('python')} tests={row.get('tests_passed')}/{row.get('tests_run')} "
+              f"{'offline=' + str(row['tests_offline']) + ' ' if row.get('tests_offline') else ''}"
               f"{row.get('cause', '')}", flush=True)
     print(report(rows))
     return 0

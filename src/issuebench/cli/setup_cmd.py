@@ -79,6 +79,9 @@ def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped
     verdict = "[green]accepted[/]" if result.success else f"[red]not accepted[/]: {result.reason}"
     console.print(f"{result.repo}: {verdict} — python {result.python}, {result.tests_passed}/{result.tests_run} "
                   f"tests passed, {result.iterations} iterations, {result.seconds:.1f}s", highlight=False)
+    if result.offline_tests:
+        console.print(f"  {len(result.offline_tests)} failing tests need the internet (the sandbox has none): "
+                      "not counted against the environment", highlight=False)
     if result.suite_command:
         console.print(f"  suite: {result.suite_command}", highlight=False)
     if output is not None:

@@ -74,6 +74,9 @@ class SetupResult:
     attempts: list[Attempt]
     seconds: float
     reason: str = ""
+    # Failing tests whose reports show they reached for the internet: not counted against the
+    # environment (they are among failing_tests too, which tasks built on the recipe exclude).
+    offline_tests: list[str] = field(default_factory=list)
 
     @property
     def iterations(self) -> int:
@@ -88,7 +91,8 @@ class SetupResult:
         return {
             "success": self.success, "repo": self.repo, "commit": self.commit, "date": self.date,
             "python": self.python, "iterations": self.iterations, "seconds": round(self.seconds, 2),
-            "tests_run": self.tests_run, "tests_passed": self.tests_passed, "reason": self.reason,
+            "tests_run": self.tests_run, "tests_passed": self.tests_passed,
+            "tests_offline": len(self.offline_tests), "reason": self.reason,
             "recipe": self.recipe(),
         }
 
@@ -99,7 +103,7 @@ class SetupResult:
             "env": self.spec.model_dump(mode="json") if self.spec else None,
             "suite_command": self.suite_command, "test_args": self.test_args,
             "tests_run": self.tests_run, "tests_passed": self.tests_passed,
-            "failing_tests": self.failing_tests,
+            "failing_tests": self.failing_tests, "offline_tests": self.offline_tests,
             "attempts": [{k: v for k, v in asdict(a).items() if v not in (None, "", [], {})} for a in self.attempts],
         }
 
@@ -298,10 +302,16 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
                                    "(listed in the recipe's failing_tests)"]
+    offline = run.offline
+    if offline:
+        spec.notes = [*spec.notes, f"setup: {len(offline)} of them fail only for want of the internet, "
+                                   "which the sandbox does not give; not counted against the environment "
+                                   "(the recipe's offline_tests)"]
     if success and store is not None:
         store.save(repo, tree.commit, when, plan.spec, plan.runner, plan.test_args, len(run.counted), run.passed)
     return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
-                       len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason)
+                       len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason,
+                       offline_tests=offline)
 
 
 def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,

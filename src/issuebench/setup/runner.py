@@ -20,6 +20,7 @@ from typing import Any
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec, TestStatus
+from issuebench.setup.offline_tests import offline_failures
 from issuebench.setup.plan import Plan
 from issuebench.setup.source import SourceTree
 
@@ -48,8 +49,16 @@ class Run:
     def failing(self) -> list[str]:
         return sorted(t for t, s in self.statuses.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
 
+    @property
+    def offline(self) -> list[str]:
+        """Failing tests whose own report shows they reached for the internet (never given)."""
+        return offline_failures(self.log, self.failing)
+
     def ratio(self) -> float:
-        return self.passed / len(self.counted) if self.counted else 0.0
+        """Passed over counted tests, leaving out those that fail only for want of the network:
+        no environment could make them pass here."""
+        judged = len(self.counted) - len(self.offline)
+        return self.passed / judged if judged > 0 else 0.0
 
 
 @dataclass
