@@ -3,6 +3,7 @@ reports of real pytest and unittest runs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,9 @@ class TestSuite:
     def test_fetches(self):
         fetch()
 
+    def test_whose_name_is_so_long_that_its_report_header_has_one_underscore_each_side_only(self):
+        fetch()
+
     def test_wrong(self):
         assert "a" == "b"
 
@@ -51,16 +55,19 @@ class Cases(unittest.TestCase):
 def _run(tmp_path: Path, *args: str) -> str:
     (tmp_path / "test_net.py").write_text(TESTS)
     done = subprocess.run([sys.executable, "-m", *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env={**os.environ, "COLUMNS": "80"})   # a terminal's width
     return done.stdout + done.stderr
 
 
 def test_pytest_reports_name_the_tests_that_reached_for_the_network(tmp_path: Path) -> None:
     log = _run(tmp_path, "pytest", "-rA", "-v", "-p", "no:cacheprovider", "test_net.py")
     run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    long_name = "test_whose_name_is_so_long_that_its_report_header_has_one_underscore_each_side_only"
     assert offline_failures(log, run.failing) == [
-        "test_net.py::Cases::test_fetches", "test_net.py::TestSuite::test_fetches", "test_net.py::test_fetches"]
-    assert run.passed == 2 and len(run.counted) == 8
+        "test_net.py::Cases::test_fetches", "test_net.py::TestSuite::test_fetches",
+        f"test_net.py::TestSuite::{long_name}", "test_net.py::test_fetches"]
+    assert f"_ TestSuite.{long_name} _\n" in log
+    assert run.passed == 2 and len(run.counted) == 9
     # 2 of the 5 tests that do not need the internet pass
     assert run.ratio() == 2 / 5
 
@@ -80,4 +87,4 @@ def test_a_failure_without_its_report_is_never_taken_for_a_network_one(tmp_path:
     log = _run(tmp_path, "pytest", "-rA", "-v", "--tb=no", "-p", "no:cacheprovider", "test_net.py")
     run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
     assert run.failing and offline_failures(log, run.failing) == []
-    assert run.ratio() == 2 / 8
+    assert run.ratio() == 2 / 9

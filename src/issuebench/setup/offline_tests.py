@@ -14,7 +14,8 @@ import re
 
 from issuebench.setup.data import load
 
-_PYTEST_HEADER = re.compile(r"^_{3,} (?:(?:ERROR|FAILURE) at (?:setup|teardown) of )?(?P<name>\S.*?) _{3,}$",
+# A long name leaves room for one underscore each side; `_ _ _` lines split a traceback's frames.
+_PYTEST_HEADER = re.compile(r"^_+ (?:(?:ERROR|FAILURE) at (?:setup|teardown) of )?(?P<name>(?!_ )\S.*?) _+$",
                             re.MULTILINE)
 _PYTEST_END = re.compile(r"^(={3,} .*={3,}|-{3,} .*-{3,})$", re.MULTILINE)
 _UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (?P<name>\S.*)$", re.MULTILINE)
