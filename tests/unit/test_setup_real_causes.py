@@ -338,3 +338,21 @@ def test_classic_style_option_never_swallows_test_paths_and_is_dropped_for_pytes
     fix = apply_rule(diagnose(log), plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
     assert fix is not None and fix.plan.spec.test_cmd == "pytest -rA -v"
     assert fix.plan.spec.log_parser == "pytest_v2"
+
+
+def test_a_build_is_diagnosed_by_its_failing_step_not_by_errors_the_builder_recovered_from() -> None:
+    from issuebench.setup.runner import last_step
+
+    # requests 2.3 (2014): an old sdist fails under today's setuptools, the builder rebuilds it with
+    # the era's tools and goes on; the step that then fails is the era's pip.
+    log = ("$ uv pip install invoke==0.2.0\nerror: Failed to build `pexpect-u==2.5.1`\n"
+           "         error in pexpect-u setup command: use_2to3 is invalid.\n"
+           "# builds: pexpect-u built with the environment's own build tools\n"
+           "$ uv pip install --build-constraint c.txt invoke==0.2.0\n + invoke==0.2.0\n"
+           "$ (sandbox, network=True) python -m pip install --no-deps --no-build-isolation -e .\n\n"
+           "Usage:\n  python -m pip install [options] <requirement specifier> ...\n\n"
+           "no such option: --no-build-isolation\n")
+    assert diagnose(log).fix == "older_setuptools"
+    step = last_step(log)
+    assert step.startswith("$ (sandbox") and "use_2to3" not in step
+    assert diagnose(step).fix == "legacy_develop"

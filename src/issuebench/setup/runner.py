@@ -61,6 +61,12 @@ class Run:
         return self.passed / judged if judged > 0 else 0.0
 
 
+def last_step(build_log: str) -> str:
+    """The build log from its last command (`$ ...` line) on."""
+    start = build_log.rfind("\n$ ")
+    return build_log[start + 1:] if start >= 0 else build_log
+
+
 @dataclass
 class Built:
     env: Any
@@ -178,12 +184,16 @@ class Runner:
         return self.builder.ensure(spec, workspace)
 
     def _build_log(self, spec: EnvSpec, exc: IssuebenchError) -> str:
-        """The full build log when the builder kept one, else the error's own message."""
+        """The failing step of the build log when the builder kept one, else the error's own message.
+
+        Only the last command's output: errors the builder recovered from earlier (an old sdist it
+        then built with the era's tools) are not why the build failed, and diagnosing them sent
+        requests 2.3 round setuptools pins while its old pip lacked `--no-build-isolation`."""
         root = getattr(self.builder, "root", None)
         if root is not None:
             failed = Path(root) / f"{spec.env_hash()}.failed.log"
             if failed.is_file():
-                return failed.read_text(encoding="utf-8", errors="replace") + "\n" + exc.message
+                return last_step(failed.read_text(encoding="utf-8", errors="replace")) + "\n" + exc.message
         return exc.message
 
     def close(self) -> None:
