@@ -356,3 +356,13 @@ def test_a_build_is_diagnosed_by_its_failing_step_not_by_errors_the_builder_reco
     step = last_step(log)
     assert step.startswith("$ (sandbox") and "use_2to3" not in step
     assert diagnose(step).fix == "legacy_develop"
+
+
+def test_a_pytest_older_than_its_pytest_script_is_run_as_a_module() -> None:
+    ctx = RuleContext(tree=None, facts=Facts())  # type: ignore[arg-type]
+    log = "bash: line 1: pytest: command not found\n"
+    fix = apply_rule(diagnose(log), _plan(["six"], test_cmd="pytest -rA"), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["six", "pytest"]
+    # requests 2.3 pins pytest 2.3.4, whose script is `py.test`
+    fix = apply_rule(diagnose(log), _plan(["pytest==2.3.4"], test_cmd="pytest -rA"), ctx)
+    assert fix is not None and fix.plan.spec.test_cmd == "python -m pytest -rA"

@@ -130,6 +130,17 @@ def add_packages(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | No
 
 
 @rule
+def pytest_runnable(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """No pytest command: install pytest, or when it is installed it predates the `pytest` script
+    (before 3.0 it was `py.test`; requests 2.3 pins pytest 2.3.4): run it as a module."""
+    fix = _with_packages(plan, ["pytest"], diagnosis.kind)
+    if fix is not None or plan.spec.test_cmd.split()[:1] != ["pytest"]:
+        return fix
+    return Fix(plan.copy(test_cmd="python -m " + plan.spec.test_cmd),
+               "the installed pytest has no `pytest` script (older than 3.0): run python -m pytest")
+
+
+@rule
 def pin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     return _replace_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
 
