@@ -366,3 +366,26 @@ def test_a_pytest_older_than_its_pytest_script_is_run_as_a_module() -> None:
     # requests 2.3 pins pytest 2.3.4, whose script is `py.test`
     fix = apply_rule(diagnose(log), _plan(["pytest==2.3.4"], test_cmd="pytest -rA"), ctx)
     assert fix is not None and fix.plan.spec.test_cmd == "python -m pytest -rA"
+
+
+def test_a_pytest_whose_optparse_refuses_continue_on_collection_errors_runs_again_without_it(
+        tmp_path: Path) -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.loop import _KEEP_GOING, _judge
+    from issuebench.setup.runner import Run
+
+    class Recorder:
+        commands: list[str] = []
+
+        def test(self, built: object, plan: Plan, command: str, what: str) -> Run:
+            self.commands.append(command)
+            if _KEEP_GOING in command:     # pytest 2.3's words
+                return Run("test", log=f"pytest.py: error: no such option:{_KEEP_GOING}\n")
+            return Run("test", log="t.py::test_a PASSED\n", statuses={"t.py::test_a": TestStatus.PASSED})
+
+    init_repo(tmp_path, {"t.py": "def test_a():\n    pass\n"})
+    runner = Recorder()
+    run = _judge(runner, None, _plan(["pytest==2.3.4"], test_cmd="python -m pytest -rA"),  # type: ignore[arg-type]
+                 "python -m pytest -rA" + _KEEP_GOING, "whole suite", SourceTree.open(tmp_path))
+    assert run.passed == 1
+    assert runner.commands == [f"python -m pytest -rA{_KEEP_GOING} -v", "python -m pytest -rA -v"]

@@ -253,7 +253,8 @@ def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree
     if plan.runner == "pytest" and " -v" not in f" {command} ":
         command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
     run = runner.test(built, plan, command, what)
-    if _KEEP_GOING in command and "unrecognized arguments" in run.log and _KEEP_GOING.strip() in run.log:
+    refused = ("unrecognized arguments", "no such option")    # argparse's words, and optparse's (pytest 2)
+    if _KEEP_GOING in command and any(w in run.log for w in refused) and _KEEP_GOING.strip() in run.log:
         run = runner.test(built, plan, command.replace(_KEEP_GOING, ""), what)
     if plan.runner == "pytest":
         if not run.statuses and "\n[timeout]" in run.log:
