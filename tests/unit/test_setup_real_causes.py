@@ -389,3 +389,14 @@ def test_a_pytest_whose_optparse_refuses_continue_on_collection_errors_runs_agai
                  "python -m pytest -rA" + _KEEP_GOING, "whole suite", SourceTree.open(tmp_path))
     assert run.passed == 1
     assert runner.commands == [f"python -m pytest -rA{_KEEP_GOING} -v", "python -m pytest -rA -v"]
+
+
+def test_an_old_pytest_that_cannot_rewrite_asserts_runs_with_plain_asserts() -> None:
+    log = ("collecting ... collected 0 items / 1 errors\n"
+           "______________________ ERROR collecting test_requests.py _______________________\n"
+           "env/lib/python3.6/site-packages/_pytest/assertion/rewrite.py:206: in _rewrite_test\n"
+           ">       rewrite_asserts(tree)\n"
+           "env/lib/python3.6/site-packages/_pytest/assertion/rewrite.py:434: in generic_visit\n")
+    plan = _plan(["pytest==2.3.4"], test_cmd="python -m pytest -rA")
+    fix = apply_rule(diagnose(log), plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
+    assert fix is not None and fix.plan.spec.test_cmd == "python -m pytest -rA --assert=plain"

@@ -353,6 +353,16 @@ def classic_style_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix
 
 
 @rule
+def plain_asserts(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """An old pytest's assertion rewriting fails on a newer Python's syntax tree: turn it off
+    (`--assert=plain`, known since pytest 2.1; failures then show less detail, results are the same)."""
+    if "--assert=" in plan.spec.test_cmd:
+        return None
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --assert=plain"),
+               "old pytest cannot rewrite this Python's asserts: --assert=plain")
+
+
+@rule
 def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """The configuration forces colour codes, which hide each result line from the parser."""
     return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --color=no"),
