@@ -88,3 +88,15 @@ def test_a_failure_without_its_report_is_never_taken_for_a_network_one(tmp_path:
     run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
     assert run.failing and offline_failures(log, run.failing) == []
     assert run.ratio() == 2 / 9
+
+
+def test_pytest_2_ids_with_file_and_line_are_matched_to_their_reports() -> None:
+    log = ("test_requests.py:106: RequestsTestCase.test_get FAILED\n"
+           "test_requests.py:115: RequestsTestCase.test_parse PASSED\n"
+           "=================================== FAILURES ===================================\n"
+           "__________________________ RequestsTestCase.test_get ___________________________\n"
+           "E   ConnectionError: HTTPConnectionPool(host='httpbin.org', port=80): Max retries exceeded "
+           "(Caused by <class 'socket.gaierror'>: [Errno -3] Temporary failure in name resolution)\n"
+           "===================== 1 failed, 1 passed in 0.5 seconds ======================\n")
+    assert offline_failures(log, ["test_requests.py:106: RequestsTestCase.test_get"]) == [
+        "test_requests.py:106: RequestsTestCase.test_get"]

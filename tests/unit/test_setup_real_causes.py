@@ -338,6 +338,8 @@ def test_classic_style_option_never_swallows_test_paths_and_is_dropped_for_pytes
     fix = apply_rule(diagnose(log), plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
     assert fix is not None and fix.plan.spec.test_cmd == "pytest -rA -v"
     assert fix.plan.spec.log_parser == "pytest_v2"
+    optparse = "Usage: pytest.py [options] [file_or_dir] [file_or_dir] [...]\n\npytest.py: error: no such option: --override-ini\n"
+    assert diagnose(optparse).fix == "classic_style_off"      # pytest 2.3 says it in optparse's words
 
 
 def test_a_build_is_diagnosed_by_its_failing_step_not_by_errors_the_builder_recovered_from() -> None:

@@ -8,6 +8,7 @@ first, then the extracted plan, revising it with rules (and, when given, a model
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -145,9 +146,15 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     best: tuple[Run, Plan] | None = None
     plan = queue.pop(0)
     try:
-        for iteration in range(1, max(1, max_iterations) + 1):
+        builds: set[str] = set()
+        for iteration in itertools.count(1):
             t0 = time.monotonic()
             plan = with_dated_tools(plan)
+            # max_iterations bounds builds: an attempt that changes only how the tests run (the
+            # command, the parser, variables) reuses the last build and costs seconds.
+            builds.add(plan.built_spec().env_hash())
+            if len(builds) > max(1, max_iterations) or iteration > ATTEMPTS_PER_BUILD * max(1, max_iterations):
+                break
             ctx.pythons_tried.add(plan.spec.python)
             runner.say(f"attempt {iteration} [{plan.origin}]")
             run, judged_on = _attempt(runner, plan, facts, tree, threshold)
@@ -245,6 +252,7 @@ def _quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
 
 
 _KEEP_GOING = " --continue-on-collection-errors"
+ATTEMPTS_PER_BUILD = 3
 
 
 def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:

@@ -66,9 +66,16 @@ def _header_names(header: str) -> set[str]:
 
 def _report_names(test_id: str) -> set[str]:
     """How a report heads this test: pytest shows the id past its file with `::` as dots
-    (`Class.test_name[param]`, or the function alone at module level); unittest the id as the
-    parser keeps it."""
+    (`Class.test_name[param]`, or the function alone at module level; pytest 2 ids carry it after
+    the file and line); unittest the id as the parser keeps it."""
     names = {test_id}
     if "::" in test_id:
         names.add(test_id.split("::", 1)[1].replace("::", "."))
+    located = _LOCATED_ID.match(test_id)
+    if located:
+        names.add(located.group("name"))
     return names
+
+
+# pytest 2's verbose ids: `test_requests.py:106: RequestsTestCase.test_get`
+_LOCATED_ID = re.compile(r"^\S+:\d+: (?P<name>\S+)$")
