@@ -299,14 +299,17 @@ def test_a_helper_package_vendored_as_an_absent_submodule_is_a_build_requirement
     for path in ("astropy_helpers", "docs_theme"):
         git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{path}")
     git(repo, "commit", "-q", "-m", "submodules")
-    facts = extract(SourceTree.open(repo, commit=git(repo, "rev-parse", "HEAD")))
-    assert facts.build_requires == ["astropy-helpers"]      # docs_theme is not imported by setup.py
+    tree = SourceTree.open(repo, commit=git(repo, "rev-parse", "HEAD"))
+    facts = extract(tree)
+    assert facts.setup_requires == ["astropy-helpers"]      # docs_theme is not imported by setup.py
+    plan = initial_plan(facts, tree, date="2017-12-07T00:00:00Z", pythons=["3.6"])
+    assert "astropy-helpers" in plan.spec.packages
     assert any("astropy_helpers is not in the snapshot" in n for n in facts.notes)
 
     # an sdist carries the submodule's files: nothing to add
     init_repo(tmp_path / "sdist", {"setup.py": setup_py, "astropy_helpers/__init__.py": "",
                                    ".gitmodules": '[submodule "h"]\n\tpath = astropy_helpers\n'})
-    assert extract(SourceTree.open(tmp_path / "sdist")).build_requires == []
+    assert extract(SourceTree.open(tmp_path / "sdist")).setup_requires == []
 
 
 def test_one_requirement_under_two_markers_keeps_the_one_for_the_chosen_python() -> None:

@@ -98,8 +98,8 @@ def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -
         if not re.search(rf"^\s*(from|import)\s+{path}\b", setup_py, re.MULTILINE):
             continue
         name = path.replace("_", "-")
-        if name not in facts.build_requires:
-            facts.build_requires.append(name)
+        if name not in facts.setup_requires:     # setup.py's own build needs, with or without a pyproject
+            facts.setup_requires.append(name)
             facts.notes.append(f".gitmodules: submodule {path} is not in the snapshot; "
                                f"{name} from the index as a build requirement")
 
