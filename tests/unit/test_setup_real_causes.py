@@ -405,3 +405,26 @@ def test_an_old_pytest_that_cannot_rewrite_asserts_runs_with_plain_asserts() -> 
     plan = _plan(["pytest==2.3.4"], test_cmd="python -m pytest -rA")
     fix = apply_rule(diagnose(log), plan, RuleContext(tree=None, facts=Facts()))  # type: ignore[arg-type]
     assert fix is not None and fix.plan.spec.test_cmd == "python -m pytest -rA --assert=plain"
+
+
+def test_an_old_setup_py_goes_straight_to_develop_and_its_easy_install_fetches_are_installed_first(
+        tmp_path: Path) -> None:
+    from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL
+
+    init_repo(tmp_path / "r", {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                               "pkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path / "r")
+    facts = extract(tree)
+    # pip 10 (April 2018) brought --no-build-isolation; an env dated before it has an older pip
+    assert initial_plan(facts, tree, date="2017-12-07T00:00:00Z", pythons=["3.6"]).spec.install == [DEVELOP_INSTALL]
+    assert initial_plan(facts, tree, date="2019-01-01T00:00:00Z", pythons=["3.7"]).spec.install == [EDITABLE_INSTALL]
+
+    # astropy 1.3's setup.py computes setup_requires; easy_install cannot fetch them in the sandbox
+    log = ("$ (sandbox, network=True) python setup.py develop --no-deps\n"
+           "Download error on https://example.invalid/simple/jinja2/: [Errno -2] Name or service not known\n"
+           "No local packages or working download links found for jinja2>=2.7\n"
+           "distutils.errors.DistutilsError: Could not find suitable distribution for "
+           "Requirement.parse('jinja2>=2.7')\n")
+    plan = _plan(["pytest"], install=[DEVELOP_INSTALL])
+    fix = apply_rule(diagnose(log), plan, RuleContext(tree=tree, facts=facts))
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "jinja2>=2.7"]

@@ -80,7 +80,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
-        install=[EDITABLE_INSTALL] if installable else [],
+        install=_install_commands(facts, date) if installable else [],
         test_cmd=PYTEST_CMD if runner == "pytest" else UNITTEST_CMD,
         log_parser="pytest" if runner == "pytest" else "unittest",
         exclude_newer=date,
@@ -89,6 +89,18 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         notes=[f"setup: {note}" for note in facts.notes[:5]],
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons)
+
+
+DEVELOP_INSTALL = "python setup.py develop --no-deps"
+# pip learnt --no-build-isolation in 10.0 (2018-04-14); an env dated before that seeds an older pip,
+# so a setup.py project of that time goes straight to `setup.py develop` (one build saved).
+PIP_NO_BUILD_ISOLATION_SINCE = "2018-04-14"
+
+
+def _install_commands(facts: Facts, date: str | None) -> list[str]:
+    if facts.has_setup_py and not facts.has_pyproject_build and date and date < PIP_NO_BUILD_ISOLATION_SINCE:
+        return [DEVELOP_INSTALL]
+    return [EDITABLE_INSTALL]
 
 
 def choose_runner(facts: Facts) -> str:

@@ -16,7 +16,7 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
-from issuebench.setup.plan import EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
+from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
 from issuebench.setup.pyversions import first_without, minor_key
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.source import SourceTree
@@ -279,8 +279,8 @@ def _upper_bound(req: str) -> int | None:
 @rule
 def legacy_develop(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """The backend or pip cannot make an editable install: `setup.py develop`, else PYTHONPATH."""
-    if ctx.facts.has_setup_py and plan.spec.install != ["python setup.py develop --no-deps"]:
-        return Fix(plan.copy(install=["python setup.py develop --no-deps"]), "no PEP 660 editable: setup.py develop")
+    if ctx.facts.has_setup_py and plan.spec.install != [DEVELOP_INSTALL]:
+        return Fix(plan.copy(install=[DEVELOP_INSTALL]), "no PEP 660 editable: setup.py develop")
     return pythonpath(diagnosis, plan, ctx)
 
 
