@@ -58,6 +58,11 @@ def test_tox_only_repo_missing_dependency_is_found_then_remembered(tmp_path: Pat
     again = setup_repository(repo, commit=later, memory=memory)
     assert again.success and again.iterations == 1
     assert again.attempts[0].origin.startswith("memory")
+
+    # a date before the commit itself (a task opened before its base was rebased): the commit's date
+    early = setup_repository(repo, commit=later, date="2023-03-15", memory=False, max_iterations=2)
+    assert early.success and early.spec.exclude_newer == "2023-04-01T00:00:00Z"
+    assert any("precedes the commit (2023-04-01)" in note for note in early.spec.notes)
     assert again.spec.exclude_newer == "2023-04-01T00:00:00Z" and again.tests_run == 3
 
 

@@ -123,8 +123,16 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     started = time.monotonic()
     tree = SourceTree.open(src, commit)
     when = normalise_date(date or tree.date())
+    committed = normalise_date(tree.date()) if tree.commit else None
     repo = repo_name or tree.repo_name()
     facts = extract(tree)
+    if when and committed and committed > when:
+        # A task's date can precede its base commit (SWE-bench's created_at is the pull request's
+        # opening; its base may be rebased later: astroid 2.12's by 244 days). The commit's files
+        # ask for what existed when it was made, which an earlier cutoff hides.
+        facts.notes.insert(0, f"--date {when[:10]} precedes the commit ({committed[:10]}): "
+                              "the commit's date is the cutoff")
+        when = committed
     if tree.missing_files():
         facts.notes.insert(0, f"{len(tree.missing_files())} files absent from the clone, left out of the workspace: "
                               + ", ".join(tree.missing_files()[:3]))
