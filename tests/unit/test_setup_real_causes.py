@@ -431,3 +431,30 @@ def test_an_old_setup_py_goes_straight_to_develop_and_its_easy_install_fetches_a
     plan = _plan(["pytest"], install=[DEVELOP_INSTALL])
     fix = apply_rule(diagnose(log), plan, RuleContext(tree=tree, facts=facts))
     assert fix is not None and fix.plan.spec.packages == ["pytest", "jinja2>=2.7"]
+
+
+def test_ids_pytest_cannot_find_are_left_out_of_a_second_run(tmp_path: Path) -> None:
+    import shlex
+    import sys
+
+    from issuebench.setup.sample import without_unfound_ids
+
+    (tmp_path / "test_a.py").write_text("import pytest\n\n@pytest.mark.parametrize('x', [1, 2])\n"
+                                        "def test_p(x):\n    pass\n")
+    ids = ["test_a.py::test_p[1]", "test_a.py::test_p[None-fill]", "test_a.py::test_p[2]"]
+    command = " ".join([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider",
+                        *(shlex.quote(i) for i in ids)])
+    first = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "no tests ran" in first.stdout          # one id it cannot find, and it runs nothing
+    again = without_unfound_ids(command, first.stdout + first.stderr)
+    assert again is not None and "None-fill" not in again
+    assert "test_a.py::test_p[1]" not in again    # this pytest names the test, not which case
+    (tmp_path / "test_b.py").write_text("def test_b():\n    pass\n")
+    second = subprocess.run(again + " test_b.py", shell=True, cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert "1 passed" in second.stdout
+    assert without_unfound_ids(again, second.stdout) is None
+    # pytest 3.3 (astropy 1.3) names the whole id: only that one goes
+    old_log = "ERROR: not found: /tmp/testbed/test_a.py::test_p[None-fill]\n(no name ... in any of [<Module>])\n"
+    assert without_unfound_ids(command, old_log) == " ".join(
+        shlex.quote(a) for a in shlex.split(command) if a != "test_a.py::test_p[None-fill]")

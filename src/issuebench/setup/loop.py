@@ -36,6 +36,7 @@ from issuebench.setup.sample import (
     plan_samples,
     sample_command,
     suite_files,
+    without_unfound_ids,
 )
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
@@ -268,13 +269,18 @@ ATTEMPTS_PER_BUILD = 3
 
 def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:
     """Run a judging command; a pytest older than 3.0 does not know --continue-on-collection-errors,
-    so it runs again without it. Only results of the repository's own test files count."""
+    so it runs again without it, and ids pytest cannot find (it then runs nothing) are left out
+    of a second run. Only results of the repository's own test files count."""
     if plan.runner == "pytest" and " -v" not in f" {command} ":
         command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
     run = runner.test(built, plan, command, what)
     refused = ("unrecognized arguments", "no such option")    # argparse's words, and optparse's (pytest 2)
     if _KEEP_GOING in command and any(w in run.log for w in refused) and _KEEP_GOING.strip() in run.log:
-        run = runner.test(built, plan, command.replace(_KEEP_GOING, ""), what)
+        command = command.replace(_KEEP_GOING, "")
+        run = runner.test(built, plan, command, what)
+    trimmed = without_unfound_ids(command, run.log) if not run.statuses else None
+    if trimmed is not None:
+        run = runner.test(built, plan, trimmed, what)
     if plan.runner == "pytest":
         if not run.statuses and "\n[timeout]" in run.log:
             run.statuses = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))}
