@@ -76,6 +76,12 @@ def test_unresolvable_test_only_requirement_is_dropped_before_pins_are_relaxed(t
     again = apply_rule(diagnose(log.replace("twisted", "attrs")), plan, ctx)
     assert again is not None and again.plan.spec.packages == ["pytest", "attrs", "twisted"]
 
+    # sympy 1.9's CI job pins optional test dependencies of 2020: one unresolvable drops them all
+    pins = _plan(["pytest", "mpmath==1.2.1", "tensorflow==2.3.1", "h5py==2.10.0", "numpy==1.18.5", "attrs>=17"])
+    ctx.facts.install_requires.append("mpmath==1.2.1")
+    fix = apply_rule(diagnose(log.replace("twisted", "tensorflow")), pins, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "mpmath==1.2.1", "attrs>=17"]
+
 
 def test_workspace_of_a_bare_clone_carries_the_nearest_tag(tmp_path: Path) -> None:
     work = tmp_path / "work"

@@ -192,6 +192,11 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
                    f"no release before the date: exempt {', '.join(filtered)} from the cutoff")
     drop = [p for p in plan.spec.packages if requirement_name(p) in missing or (
         requirement_name(p) in named and requirement_name(p) not in needed)]
+    if drop and not missing and any(_exact(p) for p in drop):
+        # Exact test-only pins come from CI jobs of optional dependencies (sympy 1.9's tensorflow,
+        # llvmlite, h5py, numpy of 2020); the resolver names one conflict at a time, so one
+        # unresolvable among them drops them all rather than one build each.
+        drop += [p for p in plan.spec.packages if p not in drop and _exact(p) and requirement_name(p) not in needed]
     if drop:
         return Fix(plan.copy(packages=[p for p in plan.spec.packages if p not in drop]),
                    f"unresolvable: drop {'unknown' if missing else 'test-only'} {', '.join(drop)}")
@@ -208,6 +213,10 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
     if relaxed != plan.spec.packages:
         return Fix(plan.copy(packages=relaxed), "unresolvable: drop version pins and upper bounds")
     return other_python(diagnosis, plan, ctx)
+
+
+def _exact(req: str) -> bool:
+    return "==" in req.split(";", 1)[0]
 
 
 # -- python -----------------------------------------------------------------------------------
