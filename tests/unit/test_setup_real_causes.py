@@ -464,3 +464,24 @@ def test_ids_pytest_cannot_find_are_left_out_of_a_second_run(tmp_path: Path) -> 
     old_log = "ERROR: not found: /tmp/testbed/test_a.py::test_p[None-fill]\n(no name ... in any of [<Module>])\n"
     assert without_unfound_ids(command, old_log) == " ".join(
         shlex.quote(a) for a in shlex.split(command) if a != "test_a.py::test_p[None-fill]")
+
+
+def test_a_failure_on_a_file_the_clone_lacks_is_blamed_on_the_clone() -> None:
+    import time
+
+    from issuebench.setup.loop import Attempt, _result
+    from issuebench.setup.runner import Run
+
+    class Clone:      # a fetched snapshot that left out one large file
+        commit = "b16c7d12"
+
+        def missing_files(self) -> list[str]:
+            return ["astropy/utils/iers/data/eopc04.1962-now"]
+
+    error = ("INTERNALERROR> urllib.error.URLError: <urlopen error Unable to open any source! Exceptions were "
+             "{'http://data.example/data/eopc04.1962-now': URLError(gaierror(-3, 'Temporary failure in name "
+             "resolution'))}>")
+    attempt = Attempt(1, "extracted", "3.11", "test", error_kind="needs_network", error=error)
+    result = _result("astropy/astropy", Clone(), None, [attempt], (Run("test"), _plan(["pytest"])), 0.95,  # type: ignore[arg-type]
+                     None, time.monotonic())
+    assert result.reason.startswith("the clone lacks astropy/utils/iers/data/eopc04.1962-now")
