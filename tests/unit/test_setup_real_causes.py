@@ -166,7 +166,7 @@ def test_sample_skips_input_folders_and_counts_only_the_repositorys_own_tests(tm
 
 
 def test_old_pytest_without_per_test_lines_is_run_verbose() -> None:
-    from issuebench.setup.loop import _quiet_pytest
+    from issuebench.setup.judging import quiet_pytest as _quiet_pytest
     from issuebench.setup.runner import Run
 
     plan = _plan(["pytest"], test_cmd="pytest -rA")
@@ -229,7 +229,7 @@ def test_a_requirement_the_registry_does_not_know_is_dropped_even_when_listed_as
 
 
 def test_forced_colour_codes_are_turned_off() -> None:
-    from issuebench.setup.loop import _quiet_pytest
+    from issuebench.setup.judging import quiet_pytest as _quiet_pytest
     from issuebench.setup.runner import Run
 
     plan = _plan(["pytest"], test_cmd="pytest -rA")
@@ -277,7 +277,7 @@ def test_tests_that_need_the_internet_are_named_and_not_fixed() -> None:
 
 
 def test_a_judging_run_cut_by_the_timeout_still_counts_the_tests_it_finished(tmp_path: Path) -> None:
-    from issuebench.setup.loop import _judge
+    from issuebench.setup.judging import judge as _judge
     from issuebench.setup.runner import Run
 
     init_repo(tmp_path, {"tests/test_a.py": "def test_x():\n    pass\n"})
@@ -385,7 +385,8 @@ def test_a_pytest_older_than_its_pytest_script_is_run_as_a_module() -> None:
 def test_a_pytest_whose_optparse_refuses_continue_on_collection_errors_runs_again_without_it(
         tmp_path: Path) -> None:
     from issuebench.models import TestStatus
-    from issuebench.setup.loop import _KEEP_GOING, _judge
+    from issuebench.setup.judging import KEEP_GOING as _KEEP_GOING
+    from issuebench.setup.judging import judge as _judge
     from issuebench.setup.runner import Run
 
     class Recorder:

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.errors import IssuebenchError
-from issuebench.models import EnvSpec, TestStatus
+from issuebench.models import EnvSpec
 from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
+from issuebench.setup.judging import judge_attempt, quiet_pytest
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
 from issuebench.setup.plan import Plan, initial_plan
@@ -26,21 +27,11 @@ from issuebench.setup.pyversions import installed_minors, rank_pythons, released
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import Progress, Run, Runner
-from issuebench.setup.sample import (
-    SAMPLE_FILES,
-    Sample,
-    collect_command,
-    counted_here,
-    id_samples,
-    pick,
-    plan_samples,
-    sample_command,
-    suite_files,
-    without_unfound_ids,
-)
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
 
+# Attempts that change only how the tests run reuse the last build; at most this many per build.
+ATTEMPTS_PER_BUILD = 3
 _FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
 
 
@@ -166,7 +157,7 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                 break
             ctx.pythons_tried.add(plan.spec.python)
             runner.say(f"attempt {iteration} [{plan.origin}]")
-            run, judged_on = _attempt(runner, plan, facts, tree, threshold)
+            run, judged_on = judge_attempt(runner, plan, facts, tree, threshold)
             attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
                               tests_run=len(run.counted), tests_passed=run.passed, judged_on=judged_on,
                               spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
@@ -180,7 +171,7 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                 attempt.stage = "accepted"
                 attempt.seconds = round(time.monotonic() - t0, 2)
                 break
-            diagnosis = _quiet_pytest(run, plan) or diagnose(run.log)
+            diagnosis = quiet_pytest(run, plan) or diagnose(run.log)
             attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
             attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
             if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses:
@@ -213,91 +204,6 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
         runner.close()
     return _result(repo, tree, when, attempts, best, threshold, store, started)
 
-
-def _attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
-             threshold: float) -> tuple[Run, str]:
-    """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
-    when the sample passes, one confirmation run on a larger sample in the same environment."""
-    built, failed = runner.build(plan)
-    if built is None:
-        assert failed is not None
-        return failed, ""
-    samples = plan_samples(plan, facts, tree)
-    if samples is None and plan.runner == "pytest":
-        samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
-    if samples is None:
-        # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
-        command = plan.suite_command + (_KEEP_GOING if plan.runner == "pytest" else "")
-        run = _judge(runner, built, plan, command, "whole suite", tree)
-        files = suite_files(plan, facts, tree)
-        if run.statuses or "\n[timeout]" not in run.log or len(files) <= SAMPLE_FILES // 2:
-            return run, ""
-        # The whole suite outran the test timeout before printing a result: judge a few files.
-        sample = Sample(pick(files, SAMPLE_FILES // 2), len(files))
-        return _judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}",
-                      tree), f"{sample.describe()} (the whole suite timed out)"
-    first, confirm = samples
-    run = _judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
-    if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
-        return run, first.describe()
-    return _confirm(runner, built, plan, first, confirm, run, tree)
-
-
-# pytest's closing line; one longer than the terminal has no `=` fill (sympy 1.2: " 178 passed, ...
-# 1 error in 73.92 seconds ").
-_PASSED_SUMMARY = re.compile(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s",
-                             re.MULTILINE)
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
-    """Tests passed but no per-test line was parsed: the configuration forces colour codes into
-    the log (`--color=yes` in addopts), or an old pytest ignores the A of -rA."""
-    plain = _ANSI.sub("", run.log)
-    match = _PASSED_SUMMARY.search(plain)
-    if run.stage != "test" or run.statuses or plan.runner != "pytest" or not match:
-        return None
-    fix = "colour_off" if plain != run.log and "--color=no" not in plan.spec.test_cmd else "verbose_pytest"
-    return Diagnosis(kind="test_command_wrong", fix=fix, line=match.group(0)[:200], excerpt=match.group(0))
-
-
-_KEEP_GOING = " --continue-on-collection-errors"
-ATTEMPTS_PER_BUILD = 3
-
-
-def _judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:
-    """Run a judging command; a pytest older than 3.0 does not know --continue-on-collection-errors,
-    so it runs again without it, and ids pytest cannot find (it then runs nothing) are left out
-    of a second run. Only results of the repository's own test files count."""
-    if plan.runner == "pytest" and " -v" not in f" {command} ":
-        command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
-    run = runner.test(built, plan, command, what)
-    refused = ("unrecognized arguments", "no such option")    # argparse's words, and optparse's (pytest 2)
-    if _KEEP_GOING in command and any(w in run.log for w in refused) and _KEEP_GOING.strip() in run.log:
-        command = command.replace(_KEEP_GOING, "")
-        run = runner.test(built, plan, command, what)
-    trimmed = without_unfound_ids(command, run.log) if not run.statuses else None
-    if trimmed is not None:
-        run = runner.test(built, plan, trimmed, what)
-    if plan.runner == "pytest":
-        if not run.statuses and "\n[timeout]" in run.log:
-            run.statuses = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))}
-        run.statuses = counted_here(run.statuses, tree)
-    return run
-
-
-# `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
-_VERBOSE_LINE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b", re.MULTILINE)
-
-
-def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
-             first_run: Run, tree: SourceTree) -> tuple[Run, str]:
-    run = _judge(runner, built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}", tree)
-    if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
-        return first_run, f"{first.describe()}; the confirmation run reported no test"
-    return run, confirm.describe()
 
 
 _TEST_FILE = re.compile(r"(^|/)(tests?|testing)/.*\.py$|(^|/)(test_[^/]*|[^/]*_test|tests?)\.py$")

@@ -1,0 +1,116 @@
+"""Judge an attempt: build the plan, run the suite (or samples of a large one) and read results.
+
+A large suite is judged on a sample of its files or test ids and, when the sample passes, once on
+a larger one in the same environment. Judging runs are verbose and go on past collection errors,
+so a run the timeout cuts still counts what finished; an old pytest's refusals of those options
+and ids it cannot find get a second run without them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from issuebench.models import TestStatus
+from issuebench.setup.diagnose import Diagnosis
+from issuebench.setup.extract import Facts
+from issuebench.setup.plan import Plan
+from issuebench.setup.runner import Run, Runner
+from issuebench.setup.sample import (
+    SAMPLE_FILES,
+    Sample,
+    collect_command,
+    counted_here,
+    id_samples,
+    pick,
+    plan_samples,
+    sample_command,
+    suite_files,
+    without_unfound_ids,
+)
+from issuebench.setup.source import SourceTree
+
+
+def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
+             threshold: float) -> tuple[Run, str]:
+    """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
+    when the sample passes, one confirmation run on a larger sample in the same environment."""
+    built, failed = runner.build(plan)
+    if built is None:
+        assert failed is not None
+        return failed, ""
+    samples = plan_samples(plan, facts, tree)
+    if samples is None and plan.runner == "pytest":
+        samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
+    if samples is None:
+        # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
+        command = plan.suite_command + (KEEP_GOING if plan.runner == "pytest" else "")
+        run = judge(runner, built, plan, command, "whole suite", tree)
+        files = suite_files(plan, facts, tree)
+        if run.statuses or "\n[timeout]" not in run.log or len(files) <= SAMPLE_FILES // 2:
+            return run, ""
+        # The whole suite outran the test timeout before printing a result: judge a few files.
+        sample = Sample(pick(files, SAMPLE_FILES // 2), len(files))
+        return judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}",
+                      tree), f"{sample.describe()} (the whole suite timed out)"
+    first, confirm = samples
+    run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
+    if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
+        return run, first.describe()
+    return _confirm(runner, built, plan, first, confirm, run, tree)
+
+
+# pytest's closing line; one longer than the terminal has no `=` fill (sympy 1.2: " 178 passed, ...
+# 1 error in 73.92 seconds ").
+_PASSED_SUMMARY = re.compile(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s",
+                             re.MULTILINE)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
+    """Tests passed but no per-test line was parsed: the configuration forces colour codes into
+    the log (`--color=yes` in addopts), or an old pytest ignores the A of -rA."""
+    plain = _ANSI.sub("", run.log)
+    match = _PASSED_SUMMARY.search(plain)
+    if run.stage != "test" or run.statuses or plan.runner != "pytest" or not match:
+        return None
+    fix = "colour_off" if plain != run.log and "--color=no" not in plan.spec.test_cmd else "verbose_pytest"
+    return Diagnosis(kind="test_command_wrong", fix=fix, line=match.group(0)[:200], excerpt=match.group(0))
+
+
+KEEP_GOING = " --continue-on-collection-errors"
+
+
+def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree: SourceTree) -> Run:
+    """Run a judging command; a pytest older than 3.0 does not know --continue-on-collection-errors,
+    so it runs again without it, and ids pytest cannot find (it then runs nothing) are left out
+    of a second run. Only results of the repository's own test files count."""
+    if plan.runner == "pytest" and " -v" not in f" {command} ":
+        command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
+    run = runner.test(built, plan, command, what)
+    refused = ("unrecognized arguments", "no such option")    # argparse's words, and optparse's (pytest 2)
+    if KEEP_GOING in command and any(w in run.log for w in refused) and KEEP_GOING.strip() in run.log:
+        command = command.replace(KEEP_GOING, "")
+        run = runner.test(built, plan, command, what)
+    trimmed = without_unfound_ids(command, run.log) if not run.statuses else None
+    if trimmed is not None:
+        run = runner.test(built, plan, trimmed, what)
+    if plan.runner == "pytest":
+        if not run.statuses and "\n[timeout]" in run.log:
+            run.statuses = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))}
+        run.statuses = counted_here(run.statuses, tree)
+    return run
+
+
+# `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
+_VERBOSE_LINE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b", re.MULTILINE)
+
+
+def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
+             first_run: Run, tree: SourceTree) -> tuple[Run, str]:
+    run = judge(runner, built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}", tree)
+    if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
+        return first_run, f"{first.describe()}; the confirmation run reported no test"
+    return run, confirm.describe()
