@@ -486,3 +486,8 @@ def test_a_failure_on_a_file_the_clone_lacks_is_blamed_on_the_clone() -> None:
     result = _result("astropy/astropy", Clone(), None, [attempt], (Run("test"), _plan(["pytest"])), 0.95,  # type: ignore[arg-type]
                      None, time.monotonic())
     assert result.reason.startswith("the clone lacks astropy/utils/iers/data/eopc04.1962-now")
+    # the attempt's excerpt may stop before the name: the best run's whole log tells
+    cut = Attempt(1, "extracted", "3.11", "test", error_kind="needs_network", error=error[:60])
+    result = _result("astropy/astropy", Clone(), None, [cut], (Run("test", log=error), _plan(["pytest"])), 0.95,  # type: ignore[arg-type]
+                     None, time.monotonic())
+    assert result.reason.startswith("the clone lacks")

@@ -228,7 +228,9 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     run, plan = best
     reason = "" if success else (f"best attempt passed {run.passed}/{len(run.counted)} tests "
                                  f"(needs {threshold:.0%})")
-    lacking = [p for p in tree.missing_files() if p.rsplit("/", 1)[-1] in (attempts[-1].error or "")]
+    # The whole log of the best run: an attempt's excerpt may stop before the file's name.
+    told = f"{attempts[-1].error or ''}\n{run.log}"
+    lacking = [p for p in tree.missing_files() if p.rsplit("/", 1)[-1] in told] if not success else []
     if not success and lacking:
         # astropy 5.2 reads eopc04.1962-now (over 4 MiB, left out of the fetched snapshot) when its
         # conftest imports iers, then tries to download it: a fault of the clone, not the environment.
