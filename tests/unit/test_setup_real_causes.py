@@ -250,6 +250,12 @@ def test_package_without_any_release_before_the_date_is_exempted_from_the_cutoff
     fix = apply_rule(diagnose(log), _plan(["atomicwrites>=1.0", "py"], exclude_newer="2019-05-06T22:36:44Z"), ctx)
     assert fix is not None and fix.plan.spec.exclude_newer_exempt == ["atomicwrites"]
     assert fix.plan.spec.packages == ["atomicwrites>=1.0", "py"]           # the range still holds
+    # a test-only requirement with no release before the date is dropped, never taken from after it
+    jax = log.replace("atomicwrites>=1.0", "jaxlib==0.4.1").replace("atomicwrites", "jaxlib")
+    fix = apply_rule(diagnose(jax), _plan(["atomicwrites>=1.0", "jaxlib==0.4.1"], exclude_newer="2019-05-06T22:36:44Z"),
+                     ctx)
+    assert fix is not None and fix.plan.spec.exclude_newer_exempt == []
+    assert fix.plan.spec.packages == ["atomicwrites>=1.0"]
     assert clean_requirement("requirements-dev.txt") is None and clean_requirement("six>=1") == "six>=1"
     old_pip = diagnose("ERROR\nno such option: --no-build-isolation\n")
     assert old_pip is not None and old_pip.fix == "legacy_develop"

@@ -184,9 +184,13 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
     missing = {canonical_name(n.rstrip(".-")) for n in diagnosis.found.get("missing", [])} - _RUNNER_TOOLS
     needed = {requirement_name(r) for r in (*ctx.facts.install_requires, *ctx.facts.build_requires,
                                             *ctx.facts.setup_requires)} | _RUNNER_TOOLS
-    # No release before the date (the old ones were deleted): the oldest that exists must do.
-    filtered = sorted({canonical_name(n) for n in diagnosis.found.get("filtered", [])} - _RUNNER_TOOLS
-                      - {canonical_name(n) for n in plan.spec.exclude_newer_exempt})
+    # No release before the date (the old ones were deleted): the oldest that exists must do, for
+    # what the project needs; a test-only one is dropped instead (sympy 1.12's CI job names jaxlib,
+    # whose exemption drew a 2024 release that then conflicted).
+    hidden = {canonical_name(n) for n in diagnosis.found.get("filtered", [])} - _RUNNER_TOOLS \
+        - {canonical_name(n) for n in plan.spec.exclude_newer_exempt}
+    filtered = sorted(hidden & needed)
+    named |= hidden - needed
     if filtered and any(requirement_name(p) in filtered for p in plan.spec.packages):
         return Fix(plan.copy(exclude_newer_exempt=[*plan.spec.exclude_newer_exempt, *filtered]),
                    f"no release before the date: exempt {', '.join(filtered)} from the cutoff")
