@@ -32,7 +32,7 @@ from issuebench.setup.source import SourceTree
 
 
 def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
-             threshold: float) -> tuple[Run, str]:
+                  threshold: float) -> tuple[Run, str]:
     """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
     when the sample passes, one confirmation run on a larger sample in the same environment."""
     built, failed = runner.build(plan)
@@ -52,7 +52,7 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         # The whole suite outran the test timeout before printing a result: judge a few files.
         sample = Sample(pick(files, SAMPLE_FILES // 2), len(files))
         return judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}",
-                      tree), f"{sample.describe()} (the whole suite timed out)"
+                     tree), f"{sample.describe()} (the whole suite timed out)"
     first, confirm = samples
     run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:

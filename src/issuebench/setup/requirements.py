@@ -115,10 +115,16 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
             if name is None or name in dropped or (
                     not keep_tools and name not in kept and is_ignored_tool(name)):
                 continue
-            key = name + (";" + req.split(";", 1)[1].strip() if ";" in req else "")
+            key = f"{name};{split_marker(req)[1]}"
             if key not in out or (_is_bare(out[key]) and not _is_bare(req)):
                 out[key] = req.strip()
     return list(out.values())
+
+
+def split_marker(req: str) -> tuple[str, str]:
+    """A requirement's specifier part and its environment marker ("" when it has none)."""
+    head, _, marker = req.partition(";")
+    return head.strip(), marker.strip()
 
 
 def _is_bare(req: str) -> bool:
@@ -142,15 +148,15 @@ def evaluate_markers(reqs: Iterable[str], python: str) -> list[str]:
            "platform_python_implementation": "CPython", "platform_machine": platform.machine(), "extra": ""}
     out = []
     for req in reqs:
-        if ";" not in req:
+        head, marker = split_marker(req)
+        if not marker:
             out.append(req)
             continue
-        head, marker = req.split(";", 1)
         try:
-            keep = Marker(marker.strip()).evaluate(env)
+            keep = Marker(marker).evaluate(env)
         except (InvalidMarker, ValueError, KeyError):
             out.append(req)
             continue
         if keep:
-            out.append(head.strip())
+            out.append(head)
     return out

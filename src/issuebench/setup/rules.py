@@ -18,7 +18,7 @@ from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
 from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
 from issuebench.setup.pyversions import first_without, minor_key
-from issuebench.setup.requirements import requirement_name
+from issuebench.setup.requirements import requirement_name, split_marker
 from issuebench.setup.source import SourceTree
 
 _SETUPTOOLS_STEPS = ["setuptools<58", "setuptools<50", "setuptools<45"]
@@ -208,8 +208,8 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
     relaxed = []
     for req in plan.spec.packages:
         name = requirement_name(req)
-        marker = req.split(";", 1)[1].strip() if ";" in req else ""
-        if req in ours or name is None or not re.search(r"(==|<|~=|!=)", req.split(";", 1)[0]):
+        head, marker = split_marker(req)
+        if req in ours or name is None or not re.search(r"(==|<|~=|!=)", head):
             relaxed.append(req)
         else:
             bare = re.match(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?", req)
@@ -220,7 +220,7 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
 
 
 def _exact(req: str) -> bool:
-    return "==" in req.split(";", 1)[0]
+    return "==" in split_marker(req)[0]
 
 
 # -- python -----------------------------------------------------------------------------------
