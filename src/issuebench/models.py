@@ -13,7 +13,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from issuebench import ENV_BUILD_RULES, HARNESS_VERSION
+from issuebench import HARNESS_VERSION
+from issuebench.code_digest import env_build_code
 
 
 def _json_list(value: Any) -> Any:
@@ -99,7 +100,7 @@ class EnvSpec(BaseModel):
                 "exclude_newer", "exclude_newer_exempt")
         # The build rules are part of what an env is: a change to how envs are dated or installed
         # must not hand out an env built under the old rules.
-        fields: dict[str, Any] = {"rules": ENV_BUILD_RULES, **{k: getattr(self, k) for k in keys}}
+        fields: dict[str, Any] = {"rules": env_build_code(), **{k: getattr(self, k) for k in keys}}
         if self.has_conda_files():
             fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (dated_packages.conda_era)
         return stable_hash(fields)[:16]
@@ -252,6 +253,9 @@ class Grade(BaseModel):
     resolution: Literal["full", "partial", "no"]
     outcome: Outcome
     strict_flags: list[str] = Field(default_factory=list)
+    # Why the log was not believed (an exit status it does not explain, the runner's own report
+    # contradicting it): each withholds `resolved` in every mode.
+    untrusted: list[str] = Field(default_factory=list)
 
 
 class InstanceReport(BaseModel):

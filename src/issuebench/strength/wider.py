@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from issuebench import HARNESS_VERSION
+from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands
 from issuebench.harness.instance import EvalContext, TestRun, resolve_task_spec, run_tests
@@ -148,7 +149,7 @@ def check_prediction(task: Task, prediction: Prediction, report: InstanceReport,
     except IssuebenchError as exc:
         base.reason = exc.message
         return base
-    key = stable_hash({"eval": report.cache_key, "scope": scope, "harness": HARNESS_VERSION,
+    key = stable_hash({"eval": report.cache_key, "scope": scope, "harness": HARNESS_VERSION, "code": verdict_code(),
                        "patch": prediction.patch_hash(), "task": task.content_hash()})[:24]
     previous = read_result(inst_dir)
     if ctx.use_cache and previous is not None and previous.key == key:
