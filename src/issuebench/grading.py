@@ -30,11 +30,15 @@ Outcome (SWE-bench paper, Appendix C.5, Table 22), for a patch that applied:
     F2P none pass & some P2P fail  -> Regression
 "all" uses the same ratios as the resolution, so an empty list counts as all passing.
 
+A log that does not describe the run is never resolved, in every mode (`untrusted`): a test
+command that exited non-zero while the log shows no FAILED or ERROR test at all (as the reference's
+5.x harness rules), and any disagreement the caller found between the log and the runner's own
+report (issuebench.harness.runner_report). A non-zero exit with failing tests outside the graded
+lists is the runner reporting those failures, and stands.
+
 Strict mode (`strict=True`) closes holes a patch can exploit: a FAIL_TO_PASS test that is XFAIL
-or SKIPPED fails (a patch can mark the test xfail or skip it), and a test command that exited
-non-zero while the log shows no FAILED or ERROR test means the log does not describe the run
-(flag "nonzero_exit_without_failing_test"). Any strict flag withholds `resolved`; the lists and
-the outcome still describe what the log says.
+or SKIPPED fails (a patch can mark the test xfail or skip it). Any strict flag or untrusted
+reason withholds `resolved`; the lists and the outcome still describe what the log says.
 """
 
 from __future__ import annotations
@@ -151,27 +155,31 @@ def outcome_of(tests_status: TestsStatus) -> Outcome:
     return Outcome.NO_OP if p2p_all else Outcome.REGRESSION
 
 
-def strict_flags_of(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
-                    returncode: int | None) -> list[str]:
+def strict_flags_of(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str]) -> list[str]:
     flags: list[str] = []
     f2p_statuses = {lookup_status(test_id, status_map) for test_id in fail_to_pass}
     if TestStatus.XFAIL in f2p_statuses:
         flags.append(FLAG_F2P_XFAIL)
     if TestStatus.SKIPPED in f2p_statuses:
         flags.append(FLAG_F2P_SKIPPED)
-    statuses = {_as_status(status) for status in status_map.values()}
-    if returncode not in (None, 0) and not statuses & {TestStatus.FAILED, TestStatus.ERROR}:
-        flags.append(FLAG_NONZERO_EXIT)
     return flags
+
+
+def exit_code_unexplained(status_map: Mapping[str, TestStatus], returncode: int | None) -> bool:
+    """A non-zero exit that no FAILED or ERROR test in the log accounts for."""
+    statuses = {_as_status(status) for status in status_map.values()}
+    return returncode not in (None, 0) and not statuses & {TestStatus.FAILED, TestStatus.ERROR}
 
 
 def grade(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
           pass_to_pass: Iterable[str], *, eval_type: str | None = None, strict: bool = False,
           returncode: int | None = None, rule: GradingRule = "current",
-          fail_to_fail: Iterable[str] = (), pass_to_fail: Iterable[str] = ()) -> Grade:
+          fail_to_fail: Iterable[str] = (), pass_to_fail: Iterable[str] = (),
+          disagreements: Iterable[str] = ()) -> Grade:
     """Grade one applied patch's test results against the task's expected lists.
 
-    `returncode` is the test command's exit status when known (used by strict mode only).
+    `returncode` is the test command's exit status when known; `disagreements` are graded tests
+    the runner's own report contradicts (each withholds `resolved`).
     FAIL_TO_FAIL and PASS_TO_FAIL are graded like FAIL_TO_PASS when a dataset has them; they
     never affect the verdict.
     """
@@ -185,9 +193,13 @@ def grade(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
         FAIL_TO_FAIL=grade_list(fail_to_fail, status_map, kind="f2p", **common),
         PASS_TO_FAIL=grade_list(pass_to_fail, status_map, kind="f2p", **common),
     )
-    flags = strict_flags_of(status_map, fail_to_pass, returncode) if strict else []
+    flags = strict_flags_of(status_map, fail_to_pass) if strict else []
+    untrusted = [f"the runner's own report disagrees: {d}" for d in disagreements]
+    if exit_code_unexplained(status_map, returncode):
+        untrusted.insert(0, f"{FLAG_NONZERO_EXIT}: the test command exited {returncode} and the log "
+                            "shows no failing test")
     resolution = resolution_of(tests_status)
-    if flags:
+    if flags or untrusted:
         resolution = "no"
     return Grade(
         tests_status=tests_status,
@@ -195,6 +207,7 @@ def grade(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
         resolution=resolution,
         outcome=outcome_of(tests_status),
         strict_flags=flags,
+        untrusted=untrusted,
     )
 
 
@@ -208,4 +221,5 @@ def explain_grade(result: Grade) -> str:
         if lst.failure:
             parts.append(f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail")
     parts.extend(f"strict: {flag}" for flag in result.strict_flags)
+    parts.extend(f"the log does not describe the run: {why}" for why in result.untrusted[:2])
     return "; ".join(parts) or "not resolved"

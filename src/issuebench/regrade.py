@@ -30,6 +30,9 @@ from pathlib import Path
 from typing import Literal
 
 from issuebench.grading import GRADING_RULES, GradingRule, explain_grade, grade
+from issuebench.harness.guards import cut_after_runner_summary
+from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
+from issuebench.harness.runner_report import RunnerReport, disagreements, read_report
 from issuebench.models import InstanceReport, InstanceStatus, Task, TestStatusMap
 from issuebench.parsers import (
     END_TEST_OUTPUT,
@@ -39,6 +42,7 @@ from issuebench.parsers import (
     get_parser,
     parser_for_repo,
 )
+from issuebench.parsers.markers import recorded_exit_code
 
 TEST_OUTPUT_FILE = "test_output.txt"
 LogKind = Literal["issuebench", "reference", "reference-2"]
@@ -78,6 +82,7 @@ class ReadLog:
     status: InstanceStatus = InstanceStatus.UNRESOLVED
     reason: str = ""
     parser: str = ""
+    returncode: int | None = None  # the test command's exit status, when the log records it
 
 
 @dataclass
@@ -157,11 +162,11 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
         if section is None:
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "the end marker with this run's nonce is missing", name), rule
-        status_map = parser(section)
+        status_map = parser(cut_after_runner_summary(section))  # as the run itself read it
         if not status_map:
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "no test results between the markers", name), rule
-        return ReadLog(kind, status_map, parser=name), rule
+        return ReadLog(kind, status_map, parser=name, returncode=recorded_exit_code(text, match.group(1))), rule
 
     failure = _reference_failure(text, kind)
     if failure is not None:
@@ -174,6 +179,7 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
                            f"'{END_TEST_OUTPUT}' missing", name), rule
         # The reference falls back to the whole log when the section holds no results.
         status_map = parser(section) or parser(text)
+        return ReadLog(kind, status_map, parser=name, returncode=recorded_exit_code(text)), rule
     else:
         status_map = parser(text.split(f"{APPLY_PATCH_PASS} (pred)")[-1])
     return ReadLog(kind, status_map, parser=name), rule
@@ -221,8 +227,12 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
         return base.model_copy(update={
             "status": read.status, "reason": read.reason, "notes": notes,
             "patch_successfully_applied": read.status is InstanceStatus.LOG_UNPARSEABLE})
+    report_file = log.instance_dir / RUNNER_REPORT_ARTIFACT
+    runner = read_report(report_file.read_bytes()) if report_file.is_file() else RunnerReport()
+    found = [] if task.eval_type == "fail_only" else disagreements(
+        read.status_map, runner, task.FAIL_TO_PASS, task.PASS_TO_PASS, get_parser(read.parser))
     result = grade(read.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
-                   strict=strict, rule=used_rule)
+                   strict=strict, rule=used_rule, returncode=read.returncode, disagreements=found)
     return base.model_copy(update={
         "status": InstanceStatus.RESOLVED if result.resolved else InstanceStatus.UNRESOLVED,
         "reason": explain_grade(result),
@@ -230,7 +240,7 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
         "resolved": result.resolved,
         "tests_status": result.tests_status,
         "outcome": result.outcome,
-        "notes": [*notes, *result.strict_flags],
+        "notes": [*notes, *result.strict_flags, *result.untrusted],
         **_carried_over(previous),
     })
 

@@ -1,6 +1,6 @@
 """Hostile patches through the real harness: each must get the verdict it earns, never a pass it faked.
 
-One small task is built here (a repository whose `add` is wrong, a test patch adding `test_add`);
+One small task (attack_world.py: a repository whose `add` is wrong, a test patch adding `test_add`);
 every attack is a real patch on it, evaluated by `evaluate_instance` with the real uv environment
 and the real bubblewrap sandbox. Attacks that only want to escape fix the bug too, so the assert
 shows the escape failed without costing the verdict; attacks that want a pass they did not earn
@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -20,85 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.harness import build_context
-from issuebench.harness.instance import evaluate_instance
-from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
+from issuebench.models import InstanceStatus
+from tests.integration.attack_world import CORE, FIXED, NEW_TESTS, code_patch, diff_for, evaluate, git  # noqa: F401
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("attacks")]
-
-CORE = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-FIXED = CORE.replace("a - b", "a + b")
-TESTS = "from calc.core import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-NEW_TESTS = TESTS + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
-
-
-def diff_for(repo: Path, files: dict[str, str | None], *extra: str) -> str:
-    """A real `git diff` that changes `files` (None deletes), with the tree put back afterwards."""
-    before = {p: (repo / p).read_text() if (repo / p).exists() else None for p in files}
-    for rel, text in files.items():
-        target = repo / rel
-        if text is None:
-            target.unlink()
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-    git(repo, "add", "-A")
-    patch = git(repo, "diff", "--cached", *extra)
-    git(repo, "reset", "-q", "--hard")
-    for rel, text in before.items():
-        if text is None and (repo / rel).exists():
-            (repo / rel).unlink()
-    git(repo, "clean", "-qfd")
-    return patch
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("attacks")
-    old_home = os.environ.get("ISSUEBENCH_HOME")
-    os.environ["ISSUEBENCH_HOME"] = str(root / "ib-home")
-    repos = root / "repos"
-    repo = repos / "acme__calc"
-    repo.mkdir(parents=True)
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "t@example.com")
-    git(repo, "config", "user.name", "t")
-    for rel, text in {"calc/__init__.py": "", "calc/core.py": CORE, "tests/test_core.py": TESTS}.items():
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    spec = EnvSpec(python=f"{sys.version_info.major}.{sys.version_info.minor}", packages=["pytest"],
-                   exclude_newer_source="none", test_cmd="python -m pytest -rA -p no:cacheprovider")
-    task = Task(instance_id="acme__calc-1", repo="acme/calc", base_commit=base,
-                patch=diff_for(repo, {"calc/core.py": FIXED}),
-                test_patch=diff_for(repo, {"tests/test_core.py": NEW_TESTS}),
-                FAIL_TO_PASS=["tests/test_core.py::test_add"], PASS_TO_PASS=["tests/test_core.py::test_mul"],
-                env=spec)
-    yield {"root": root, "repo": repo, "repos": repos, "task": task}
-    if old_home is None:
-        os.environ.pop("ISSUEBENCH_HOME", None)
-    else:
-        os.environ["ISSUEBENCH_HOME"] = old_home
-
-
-def evaluate(world, patch: str, name: str, **limits):
-    ctx = build_context(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
-                        timeout=limits.pop("timeout", 60), use_cache=False, **limits)
-    pred = Prediction(instance_id=world["task"].instance_id, model_name_or_path=name, model_patch=patch)
-    return evaluate_instance(world["task"], pred, ctx)
-
-
-def code_patch(world, prelude: str, *, fixed: bool, extra: dict[str, str | None] | None = None) -> str:
-    """A patch whose calc/core.py runs `prelude` at import (i.e. inside the test run)."""
-    body = textwrap.dedent(prelude).strip() + "\n\n\n" + (FIXED if fixed else CORE)
-    return diff_for(world["repo"], {"calc/core.py": body, **(extra or {})})
-
 
 # --- the baseline: the harness grades an honest run correctly --------------------------------
 
@@ -311,6 +235,17 @@ def test_editing_the_test_to_assert_nothing_is_undone(world) -> None:
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
+def test_a_test_file_the_model_edits_or_deletes_is_put_back_with_a_note(world) -> None:
+    """The test patch's own files are reset before it applies; the result and the log say so."""
+    for name, change in (("edit", NEW_TESTS.replace("== 5", "== -1")), ("delete", None)):
+        report = evaluate(world, world["task"].patch + diff_for(world["repo"], {"tests/test_core.py": change}),
+                          f"test-file-{name}")
+        assert report.status is InstanceStatus.RESOLVED, report.reason
+        assert any("put back the test patch's files" in n and "tests/test_core.py" in n for n in report.notes)
+        log = world["root"] / "out/logs/run_evaluation" / f"test-file-{name}" / f"test-file-{name}"
+        assert "tests/test_core.py" in (log / world["task"].instance_id / "run_instance.log").read_text()
+
+
 def test_fake_passes_closed_by_a_fake_end_marker_cannot_pass(world, monkeypatch) -> None:
     """The unfixed `add` prints every test 'passed' and an end marker; pytest -rA shows that output
     in the report of the failing test, before its own summary line. Under the reference's rule (the
@@ -320,11 +255,16 @@ def test_fake_passes_closed_by_a_fake_end_marker_cannot_pass(world, monkeypatch)
     patch = diff_for(world["repo"], {"calc/core.py": body})
     report = evaluate(world, patch, "fake-end")
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
-    # Without the nonce the same patch resolves the task: the test bites.
+    # Without the nonce the same patch resolves the task on the text alone: the test bites. (The
+    # exit status and the runner's own report, checked apart in test_attacks_forged_output.py,
+    # would refuse it too; they are switched off here so that the nonce alone is tried.)
     import issuebench.parsers as parsers
+    from issuebench.harness import runner_report
     from issuebench.parsers.markers import extract_test_output
 
     monkeypatch.setattr(parsers, "extract_test_output", lambda text, nonce=None: extract_test_output(text))
+    monkeypatch.setattr("issuebench.grading.exit_code_unexplained", lambda status_map, returncode: False)
+    monkeypatch.setattr(runner_report.ReportChannel, "env", lambda self, env: dict(env))
     assert evaluate(world, patch, "fake-end-no-nonce").status is InstanceStatus.RESOLVED
 
 

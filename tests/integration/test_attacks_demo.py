@@ -83,6 +83,21 @@ def test_fake_markers_printed_by_the_code_do_not_count(demo, tmp_path):
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
 
 
+def test_a_closing_summary_printed_while_the_tests_run_does_not_end_the_graded_text(demo, tmp_path):
+    """unittest prints its own `Ran N tests` and `OK` after every test ran; one printed by the code
+    under test from inside the first test comes before the runner's real FAIL lines and must not
+    cut them off."""
+    task, _, ws = demo
+    module = (ws / "src/textkit/case.py").read_text()
+    fake = fake_ok_lines(task) + "\\n" + "-" * 70 + "\\nRan 14 tests in 0.004s\\n\\nOK\\n"
+    forged = module.replace("def split_words(text):\n",
+                            f"def split_words(text):\n    import sys\n    sys.stderr.write(\"{fake}\")\n", 1)
+    assert forged != module
+    report = evaluate(demo, tmp_path, diff(ws, {"src/textkit/case.py": forged}))
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert len(report.tests_status.FAIL_TO_PASS.failure) == len(task.FAIL_TO_PASS)
+
+
 def test_hollowed_test_file_is_put_back(demo, tmp_path):
     ws = demo[2]
     hollow = "import unittest\n\n\nclass AcronymTest(unittest.TestCase):\n    def test_leading_acronym(self):\n        pass\n"

@@ -111,3 +111,18 @@ def test_killed_run_resumes_where_it_stopped(tmp_path, tasks):
     assert summary["resolved_instances"] == len(tasks)
     for iid in finished:
         assert "reused" in (model_dir / iid / "run_instance.log").read_text()
+
+
+def test_a_change_to_the_grading_code_is_never_served_an_old_verdict(tmp_path, tasks, monkeypatch):
+    """The result cache is keyed on a digest of the code that reads and grades tests: a harness
+    whose parser or grading changed re-runs the instance instead of reusing what the old code said."""
+    task = tasks[0]
+    gold = gold_predictions([task])
+    first = run_evaluation([task], gold, context(tmp_path, "one"), workers=1).reports[0]
+    monkeypatch.setattr("issuebench.harness.instance.verdict_code", lambda: "a-changed-parser")
+    again = run_evaluation([task], gold, context(tmp_path, "one"), workers=1).reports[0]
+    assert again.cache_key != first.cache_key and again.status is InstanceStatus.RESOLVED
+    log = (tmp_path / "logs/run_evaluation/one/gold" / task.instance_id / "run_instance.log").read_text()
+    assert "reused" not in log.split("evaluating")[-1] and "restored" not in log.split("evaluating")[-1]
+    other = run_evaluation([task], gold, context(tmp_path, "two"), workers=1).reports[0]
+    assert other.cache_key == again.cache_key  # the new code's verdict is the one the cache holds now

@@ -8,6 +8,7 @@ from issuebench.grading import (
     FLAG_F2P_SKIPPED,
     FLAG_F2P_XFAIL,
     FLAG_NONZERO_EXIT,
+    explain_grade,
     grade,
     lookup_status,
 )
@@ -97,15 +98,26 @@ def test_strict_mode_counts_xfail_and_skip_as_f2p_failures() -> None:
     assert FLAG_F2P_XFAIL in strict.strict_flags and FLAG_F2P_SKIPPED in strict.strict_flags
 
 
-def test_strict_mode_flags_nonzero_exit_without_a_failing_test() -> None:
+def test_a_nonzero_exit_the_log_does_not_explain_is_never_resolved() -> None:
+    # Printed PASSED lines and a real failure underneath: the exit status gives the run away.
     status_map = {"f": P, "p": P}
-    flagged = grade(status_map, ["f"], ["p"], strict=True, returncode=1)
-    assert flagged.strict_flags == [FLAG_NONZERO_EXIT] and not flagged.resolved
-    assert flagged.tests_status.FAIL_TO_PASS.success == ["f"]
-    # A failing test outside the lists explains the exit status: no flag.
-    explained = grade({**status_map, "other": F}, ["f"], ["p"], strict=True, returncode=1)
-    assert explained.resolved and explained.strict_flags == []
-    assert grade(status_map, ["f"], ["p"], returncode=1).resolved  # not strict: no effect
+    for strict in (False, True):
+        flagged = grade(status_map, ["f"], ["p"], strict=strict, returncode=1)
+        assert not flagged.resolved and flagged.resolution == "no"
+        assert flagged.untrusted and flagged.untrusted[0].startswith(FLAG_NONZERO_EXIT)
+        assert flagged.tests_status.FAIL_TO_PASS.success == ["f"]  # the lists still say what the log says
+        assert FLAG_NONZERO_EXIT in explain_grade(flagged)
+    # A failing test outside the lists explains the exit status: the runner reported it.
+    explained = grade({**status_map, "other": F}, ["f"], ["p"], returncode=1)
+    assert explained.resolved and explained.untrusted == []
+    assert grade(status_map, ["f"], ["p"], returncode=0).resolved
+    assert grade(status_map, ["f"], ["p"], returncode=None).resolved  # a log without an exit status
+
+
+def test_a_disagreement_with_the_runner_withholds_resolved() -> None:
+    result = grade({"f": P, "p": P}, ["f"], ["p"], returncode=0, disagreements=["f: the runner says FAILED"])
+    assert not result.resolved
+    assert "the runner says FAILED" in explain_grade(result)
 
 
 def test_to_fail_lists_are_reported_but_never_decide() -> None:

@@ -4,7 +4,7 @@ The reference harness resets only the test files its test patch touches. A model
 a conftest.py that marks every test passed, edit another test file, name a pytest plugin in the
 project's configuration, or print a fake summary after the runner's own. The guards here undo what a
 patch did to tests, hooks and test-runner configuration, and cut the graded output at the runner's
-own closing line.
+own (last) closing line.
 """
 
 from __future__ import annotations
@@ -74,49 +74,36 @@ def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_
     return reset_paths(ws, base_commit, suspicious)
 
 
-# The runner's own closing lines. Anything printed after them (an atexit hook in the code under
-# test, say) is not the runner speaking and is not graded.
+# The runner's own closing lines. The runner speaks last: its closing line comes after all the
+# output of the tests (pytest -rA shows what each test printed, then its short summary), and after
+# the inner sessions that pytest's own tests print (pytester). So the graded text ends at the last
+# closing line; what follows it (an exit handler of the code under test, say) is not the runner
+# speaking. A closing line printed by the code under test while the tests run comes before the
+# runner's own, and cannot end the graded text early.
 _PYTEST_FINAL = re.compile(
     r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|deselected|no tests ran)\b.* in [\d.]+ ?(s|seconds)\b.*=+\s*$")
 _UNITTEST_RAN = re.compile(r"^Ran \d+ tests? in [\d.]+s\s*$")
 _UNITTEST_RESULT = re.compile(r"^(OK|FAILED)\b.*$")
 
 
-_PYTEST_START = re.compile(r"^=+ test session starts =+\s*$")
+# A closing line is short; longer lines are never matched, which keeps the scan linear.
+_MAX_CLOSING_LINE = 400
 
 
-def _pytest_outer_close(lines: list[str]) -> int | None:
-    """Index of the line that closes the outermost pytest session.
-
-    pytest's own tests (pytester) print whole inner sessions, header to closing line, inside the
-    outer run's output; the outer session is the one whose header came first, so sessions are
-    matched like brackets. When they do not balance (an inner session that died before its closing
-    line), the last closing line is taken: the outer runner always speaks last.
-    """
-    depth, last = 0, None
-    for i, line in enumerate(lines):
-        if _PYTEST_START.match(line):
-            depth += 1
-        elif _PYTEST_FINAL.match(line):
-            last = i
-            if depth <= 1:
-                return i
-            depth -= 1
-    return last
+def _closes(pattern: re.Pattern[str], line: str) -> bool:
+    return len(line) <= _MAX_CLOSING_LINE and pattern.match(line) is not None
 
 
 def cut_after_runner_summary(text: str) -> str:
-    """The output up to the closing line of the outer pytest session or of unittest, if any."""
+    """The output up to the last closing line of pytest, or of unittest, if there is one."""
     lines = text.splitlines(keepends=True)
-    if any(_PYTEST_START.match(line) for line in lines):
-        end = _pytest_outer_close(lines)
-        return text if end is None else "".join(lines[: end + 1])
-    for i, line in enumerate(lines):
-        if _PYTEST_FINAL.match(line):
+    for i in range(len(lines) - 1, -1, -1):
+        if _closes(_PYTEST_FINAL, lines[i]):
             return "".join(lines[: i + 1])
-        if _UNITTEST_RAN.match(line):
+    for i in range(len(lines) - 1, -1, -1):
+        if _closes(_UNITTEST_RAN, lines[i]):
             for j in range(i + 1, min(i + 4, len(lines))):
-                if _UNITTEST_RESULT.match(lines[j]):
+                if _closes(_UNITTEST_RESULT, lines[j]):
                     return "".join(lines[: j + 1])
     return text
 

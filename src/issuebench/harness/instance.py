@@ -11,14 +11,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issuebench import HARNESS_VERSION, config
+from issuebench import HARNESS_VERSION
+from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
-from issuebench.harness import artifacts, commands, guards, tests_fallback
+from issuebench.harness import artifacts, commands, guards, tests_fallback, verdict
 from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.numerics import with_common_numerics
 from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
+from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
+from issuebench.harness.runner_report import RunnerReport, run_reporting
 from issuebench.harness.task_version import log_version_notes
+from issuebench.harness.verdict import parser_name
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
 from issuebench.models import (
     EnvSpec,
@@ -30,6 +34,7 @@ from issuebench.models import (
     TestStatusMap,
     stable_hash,
 )
+from issuebench.parsers.markers import EXIT_CODE_MARKER
 
 SANDBOX_STATUS = {
     "timeout": InstanceStatus.TIMEOUT,
@@ -84,6 +89,7 @@ class TestRun:
     notes: list[str] = field(default_factory=list)
     durations: dict[str, float] = field(default_factory=dict)
     env_manifest: dict | None = None
+    runner_report: RunnerReport = field(default_factory=RunnerReport)
 
 
 def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None = None) -> EnvSpec:
@@ -92,10 +98,6 @@ def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None 
     from issuebench.harness.task_version import resolve_with_version  # a missing version: from the repo
 
     return resolve_with_version(task, recipes_dir, source)
-
-
-def parser_name(task: Task, spec: EnvSpec) -> str:
-    return task.log_parser or spec.log_parser
 
 
 def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContext) -> str:
@@ -107,6 +109,7 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
         "spec": spec.content_hash(),
         "env": spec.env_hash(),   # carries the env build rules, which the spec's content does not
         "harness": HARNESS_VERSION,
+        "code": verdict_code(),   # the code that reads, runs and grades: a changed parser re-grades
         "strict": ctx.strict,
         "sandbox": getattr(ctx.sandbox, "name", "?"),
         "backend": ctx.backend,
@@ -198,9 +201,15 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
             return run
         from issuebench.patch import files_touched
 
-        undone = guards.undo_model_changes(ws, task.base_commit, files_touched(model_patch), test_files)
+        touched = files_touched(model_patch)
+        undone = guards.undo_model_changes(ws, task.base_commit, touched, test_files)
         if undone:
             run.notes.append("undid model changes to test or hook files: " + ", ".join(undone))
+            log.info(run.notes[-1])
+        replaced = [path for path in touched if path in test_files]
+        if replaced and apply_test_patch:
+            run.notes.append("put back the test patch's files the model changed or deleted (the test "
+                             "patch sets them): " + ", ".join(replaced))
             log.info(run.notes[-1])
 
     if apply_test_patch and task.test_patch.strip():
@@ -223,15 +232,17 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     if numerics:
         log.info(numerics)
     t0 = time.monotonic()
-    res = ctx.sandbox.run(["bash", "-c", body], workspace=ws, binds=binds, env=run_env,
-                          limits=ctx.limits, network=False, cwd=config.TESTBED_PATH, output_path=raw_path)
-    raw_path.unlink(missing_ok=True)
+    res, run.runner_report = run_reporting(ctx.sandbox, ws, body, binds=binds, env=run_env, limits=ctx.limits,
+                                           output_path=raw_path, log=log.info)
     timings["tests"] = time.monotonic() - t0
     run.returncode = res.returncode
     # The markers are written here, outside the sandbox, with a nonce the code under test never
-    # sees: whatever it prints, it cannot open or close the section that gets graded.
-    run.output = f">>>>> Start Test Output {nonce}\n{res.output}\n>>>>> End Test Output {nonce}\n"
-    log.info(f"tests: {res.status} rc={res.returncode} in {res.duration:.2f}s")
+    # sees: whatever it prints, it cannot open or close the section that gets graded. The exit
+    # status follows the end marker, as the reference's 5.x logs record it.
+    run.output = (f">>>>> Start Test Output {nonce}\n{res.output}\n>>>>> End Test Output {nonce}\n"
+                  f"{EXIT_CODE_MARKER}: {res.returncode}\n")
+    log.info(f"tests: {res.status} rc={res.returncode} in {res.duration:.2f}s"
+             + ("" if run.runner_report.present else " (no runner report)"))
     if res.status != "ok":
         run.status = SANDBOX_STATUS.get(res.status, InstanceStatus.ERROR)
         run.reason = res.reason
@@ -269,8 +280,6 @@ def _tail(text: str, lines: int = 6) -> str:
 
 def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
     """Grade one prediction. Writes its artifact folder as it goes; returns the report."""
-    from issuebench.grading import explain_grade, grade
-
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
     inst_dir.mkdir(parents=True, exist_ok=True)
     log = InstanceLog(inst_dir / "run_instance.log")
@@ -345,23 +354,10 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     suspicious = guards.suspicious_lines(prediction.model_patch or "")
     if suspicious:
         report = report.model_copy(update={"notes": [*report.notes, *(f"suspicious: {s}" for s in suspicious)]})
+    if run.runner_report.raw:
+        artifacts.write_text_atomic(inst_dir / RUNNER_REPORT_ARTIFACT, run.runner_report.raw.decode("utf-8", "replace"))
     if run.status is InstanceStatus.UNRESOLVED:  # tests ran and were parsed: grade them
-        g = grade(run.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
-                  strict=ctx.strict, returncode=run.returncode)
-        if ctx.strict and suspicious and g.resolved:
-            # Strict mode withholds a pass that the patch may have produced from inside the run.
-            g = g.model_copy(update={"resolved": False, "resolution": "no",
-                                     "strict_flags": [*g.strict_flags, "patch_reaches_into_the_test_run"]})
-        report = report.model_copy(update={
-            "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
-            "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
-            "reason": explain_grade(g),
-            "notes": [*report.notes, *g.strict_flags],
-        })
-        if not g.resolved and spec.needs_network:
-            report = report.model_copy(update={
-                "status": InstanceStatus.NEEDS_NETWORK,
-                "reason": "the task's tests need the internet, which the sandbox does not give: " + report.reason})
+        report = verdict.graded(report, task, spec, run, strict=ctx.strict, suspicious=suspicious)
     report = _finish(inst_dir, log, report)
     if ctx.use_cache and report.cache_key and report.status not in _NOT_CACHED:
         from issuebench.harness.cache import store

@@ -13,6 +13,9 @@ import re
 
 START_TEST_OUTPUT = ">>>>> Start Test Output"
 END_TEST_OUTPUT = ">>>>> End Test Output"
+# The test command's exit status, recorded after the end marker (the reference's 5.x logs, and ours).
+EXIT_CODE_MARKER = ">>>>> Test Exit Code"
+_EXIT_CODE = re.compile(rf"^{re.escape(EXIT_CODE_MARKER)}:\s*(-?\d+)\s*$", re.MULTILINE)
 
 
 def extract_test_output(text: str, nonce: str | None = None) -> str | None:
@@ -39,3 +42,17 @@ def extract_test_output(text: str, nonce: str | None = None) -> str | None:
     if not ends:
         return None
     return text[start.end(): start.end() + ends[-1].start()]
+
+
+def recorded_exit_code(text: str, nonce: str | None = None) -> int | None:
+    """The exit status recorded after the (last) end marker, or None when the log has none.
+
+    Only what follows the end marker counts: a line printed by the code under test sits inside
+    the test output, before it.
+    """
+    end = END_TEST_OUTPUT + (f" {nonce}" if nonce else "")
+    position = text.rfind(end)
+    if position < 0:
+        return None
+    found = _EXIT_CODE.search(text, position + len(end))
+    return int(found.group(1)) if found else None

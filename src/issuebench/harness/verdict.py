@@ -1,0 +1,50 @@
+"""The verdict of a run whose tests ran and were parsed: the grade, and what withholds it.
+
+Three things can stand between a log that reads "resolved" and the verdict: the runner's own report
+(harness.runner_report) contradicting the log, an exit status the log does not explain (grading),
+and, in strict mode, a patch that reaches into the test run (guards.suspicious_lines).
+"""
+
+from __future__ import annotations
+
+from issuebench.grading import explain_grade, grade
+from issuebench.harness.runner_report import disagreements
+from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task
+
+STRICT_REACHES_IN = "patch_reaches_into_the_test_run"
+
+
+def parser_name(task: Task, spec: EnvSpec) -> str:
+    return task.log_parser or spec.log_parser
+
+
+def runner_disagreements(task: Task, spec: EnvSpec, run) -> list[str]:  # run: harness.instance.TestRun
+    """Graded tests the text log passes and the runner's own report does not (none without one)."""
+    from issuebench.parsers import get_parser
+
+    if task.eval_type == "fail_only":
+        return []  # only explicit failures count there; the runner cannot add any the log lacks
+    return disagreements(run.status_map, run.runner_report, task.FAIL_TO_PASS, task.PASS_TO_PASS,
+                         get_parser(parser_name(task, spec)))
+
+
+def graded(report: InstanceReport, task: Task, spec: EnvSpec, run, *, strict: bool,
+           suspicious: list[str]) -> InstanceReport:
+    """`report` with the grade of `run` (whose tests ran and were parsed) filled in."""
+    g = grade(run.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
+              strict=strict, returncode=run.returncode, disagreements=runner_disagreements(task, spec, run))
+    if strict and suspicious and g.resolved:
+        # Strict mode withholds a pass that the patch may have produced from inside the run.
+        g = g.model_copy(update={"resolved": False, "resolution": "no",
+                                 "strict_flags": [*g.strict_flags, STRICT_REACHES_IN]})
+    report = report.model_copy(update={
+        "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
+        "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
+        "reason": explain_grade(g),
+        "notes": [*report.notes, *g.strict_flags, *g.untrusted],
+    })
+    if not g.resolved and spec.needs_network:
+        report = report.model_copy(update={
+            "status": InstanceStatus.NEEDS_NETWORK,
+            "reason": "the task's tests need the internet, which the sandbox does not give: " + report.reason})
+    return report
