@@ -13,7 +13,7 @@ from issuebench.agent import AgentConfig, RunFolder, run_agent
 from issuebench.cli.main import app
 from issuebench.datasets import load_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.llm import LoopbackServer, OpenAIModel, ReplayModel, RetryPolicy, solve_script
 from issuebench.llm.scripts import SUBMIT_SENTINEL, conversation_key
 from issuebench.models import InstanceStatus
@@ -29,7 +29,8 @@ def tasks():
 
 def context(tmp_path: Path, **kw):
     options = {"timeout": 60, "python_fallback": "nearest", **kw}
-    return build_context(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(), **options)
+    return build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(),
+                                     **options))
 
 
 def test_replay_agent_over_http_solves_tasks_despite_api_faults_and_eval_resolves_them(tmp_path, tasks):

@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip ins
 from issuebench.datasets import gold_predictions  # noqa: E402
 from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks  # noqa: E402
 from issuebench.executors import Failure, get_executor  # noqa: E402
-from issuebench.harness import build_context, run_evaluation  # noqa: E402
+from issuebench.harness import EvalOptions, build_context, run_evaluation  # noqa: E402
 from issuebench.models import InstanceStatus  # noqa: E402
 from tests.interruptible import interruptible  # noqa: E402
 
@@ -156,8 +156,9 @@ def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, 
 def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_path):
     tasks = demo_tasks()
     local = run_evaluation(tasks, demo_predictions("mixed"),
-                           build_context(output_dir=tmp_path / "local", run_id="r", repos_dir=demo_repos_dir(),
-                                         python_fallback="nearest", timeout=120), workers=2)
+                           build_context(EvalOptions(output_dir=tmp_path / "local", run_id="r",
+                                                     repos_dir=demo_repos_dir(), python_fallback="nearest",
+                                                     timeout=120)), workers=2)
     proc = subprocess.run(_cli("eval", "-d", "demo", "-p", "demo:mixed", "-o", str(tmp_path / "ray"),
                                "--run-id", "r", "--executor", "ray", "--ray-address", cluster.address),
                           capture_output=True, text=True, timeout=600)
@@ -199,8 +200,8 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
     gold = gold_predictions(tasks)
 
     def ctx():
-        return build_context(output_dir=tmp_path, run_id="lost", repos_dir=demo_repos_dir(),
-                             python_fallback="nearest", timeout=120)
+        return build_context(EvalOptions(output_dir=tmp_path, run_id="lost", repos_dir=demo_repos_dir(),
+                                         python_fallback="nearest", timeout=120))
 
     stop = threading.Event()
     killer, killed = _in_background(_kill_first_record_worker, stop, 4)
@@ -332,8 +333,8 @@ def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_c
     for conv in script["conversations"]:
         conv["answers"] = [{"content": a, "prompt_tokens": 10_000, "completion_tokens": 0} for a in conv["answers"]]
     with LoopbackServer(ReplayModel(script)) as server:
-        ctx = build_context(output_dir=tmp_path / "eval", run_id="agent", repos_dir=demo_repos_dir(),
-                            python_fallback="nearest", timeout=60)
+        ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="agent",
+                                        repos_dir=demo_repos_dir(), python_fallback="nearest", timeout=60))
         local = run_agent(tasks, OpenAIModel("replay", base_url=server.url), ctx, tmp_path / "local",
                           config=AgentConfig(command_timeout=60.0), total_cost_limit=0.05)
         # The key is set for the driver only: workers of the running cluster get it by forwarding.

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from issuebench.cli.main import app
 from issuebench.datasets import load_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.llm import LoopbackServer, ReplayModel, solve_script
 from issuebench.models import InstanceStatus
 
@@ -34,8 +34,8 @@ def test_infer_cli_over_http_with_faults_then_eval_resolves(tmp_path, monkeypatc
     assert all(r["apply_check"] == "applied" and r["cost"] > 0 and r["steps"] == 1 for r in rows)
     text = [json.loads(line) for line in (tmp_path / "run" / "text.jsonl").read_text().splitlines()]
     assert sorted(r["instance_id"] for r in text) == sorted(ids) and all("<issue>" in r["text"] for r in text)
-    ctx = build_context(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(), timeout=60,
-                        python_fallback="nearest")
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(),
+                                    timeout=60, python_fallback="nearest"))
     graded = run_evaluation(tasks, preds, ctx, workers=2)
     assert {r.status for r in graded.reports} == {InstanceStatus.RESOLVED}
     report = CliRunner().invoke(app, ["report", str(tmp_path / "eval" / "replay.r.json"), "-f", "json"])

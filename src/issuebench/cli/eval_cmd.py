@@ -68,7 +68,7 @@ def eval_command(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
-    from issuebench.harness import build_context
+    from issuebench.harness import EvalOptions, build_context
     from issuebench.harness.run import RunInterrupted
 
     check_choice("--backend", backend, ("local", "docker"))
@@ -87,10 +87,11 @@ def eval_command(
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if backend == "docker":
         _require_docker_engine()
-    ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
-                        no_sandbox=no_sandbox, strict=strict, offline=offline,
-                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
-                        setup_fallback=setup_fallback)
+    options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
+                          recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
+                          use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                          setup_fallback=setup_fallback)
+    ctx = build_context(options)
     if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
         err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
     try:
