@@ -46,7 +46,7 @@ def agent_command(
     recipes: Path = typer.Option(None, "--recipes", help="A folder of your own environment recipes (TOML)."),
     split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
     prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Run every instance again, even finished ones."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Run every instance again, even finished ones (their rows in preds.jsonl are replaced)."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run commands without bubblewrap (unsafe)."),
     offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
     python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
