@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from issuebench.cli.common import (
     EXIT_INTERRUPTED,
     check_choice,
+    check_folder,
     check_positive,
     console,
     err_console,
@@ -77,6 +78,7 @@ def eval_command(
     check_choice("--python-fallback", python_fallback, ("error", "nearest"))
     check_positive("--workers", workers, integer=True)
     check_positive("--timeout", timeout)
+    check_folder("--repos-dir", repos)
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     _check_outputs(run_id, output)
     tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
