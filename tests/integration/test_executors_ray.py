@@ -363,3 +363,33 @@ def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_c
 
     for task in tasks:
         assert trajectory("ray", task.instance_id) == trajectory("local", task.instance_id), task.instance_id
+
+
+@pytest.mark.slow
+@pytest.mark.network
+def test_eval_on_ray_with_setup_fallback_falls_back_on_the_workers(cluster, tmp_path):
+    """The workers make their context from the driver's options: --setup-fallback reaches them
+    (their copy of the options once lacked it, and the task stayed unresolved)."""
+    from issuebench.sandbox import get_sandbox
+    from tests.integration.test_setup_fallback_runs import _candidates, _rows
+
+    try:
+        get_sandbox()
+    except Exception as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    repos, candidates = _candidates(tmp_path, "raycalc")  # its recipe cannot import the project
+    row = {**_rows(candidates)["acme__raycalc-1"], "FAIL_TO_PASS": ["tests/test_core.py::test_add"],
+           "PASS_TO_PASS": ["tests/test_core.py::test_zero"]}
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    result = {}
+    for run_id, flags in (("plain", []), ("fallback", ["--setup-fallback"])):
+        proc = subprocess.run(_cli("eval", "-d", str(data), "-p", "gold", "--repos", str(repos), "-o",
+                                   str(tmp_path / "eval"), "--run-id", run_id, "--executor", "ray",
+                                   "--ray-address", cluster.address, *flags),
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        result[run_id] = _results(tmp_path / "eval", run_id, "gold")["acme__raycalc-1"]
+    assert result["plain"]["status"] == "unresolved"
+    assert result["fallback"]["status"] == "resolved", result["fallback"]
+    assert any(n.startswith("setup fallback: recipe set up from ") for n in result["fallback"]["notes"])
