@@ -24,7 +24,7 @@ from pathlib import Path
 from issuebench import config
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, commands, run_evaluation
+from issuebench.harness import EvalOptions, build_context, commands, run_evaluation
 from issuebench.harness.overlay import ensure_env_with_overlay
 from issuebench.harness.workspace import create_workspace, git
 from issuebench.patch import apply_patch
@@ -61,8 +61,8 @@ def time_direct(checkouts, ctx) -> float:
 
 
 def time_eval(tasks, out: Path, run_id: str, workers: int, use_cache: bool) -> float:
-    ctx = build_context(output_dir=out, run_id=run_id, repos_dir=demo_repos_dir(), use_cache=use_cache,
-                        timeout=300)
+    ctx = build_context(EvalOptions(output_dir=out, run_id=run_id, repos_dir=demo_repos_dir(),
+                                    use_cache=use_cache, timeout=300))
     t0 = time.perf_counter()
     result = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers)
     elapsed = time.perf_counter() - t0
@@ -88,7 +88,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         time_eval(tasks, tmp_path / "warm", "warm", 2, use_cache=False)  # builds the environments
-        ctx = build_context(output_dir=tmp_path / "d", run_id="d", repos_dir=demo_repos_dir())
+        ctx = build_context(EvalOptions(output_dir=tmp_path / "d", run_id="d", repos_dir=demo_repos_dir()))
         checkouts = prepared_checkouts(tasks, tmp_path / "checkouts")
         direct, eval1, eval2, rerun = [], [], [], []
         for i in range(args.rounds):

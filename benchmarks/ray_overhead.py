@@ -24,7 +24,7 @@ from pathlib import Path
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
 from issuebench.executors import get_executor
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import InstanceStatus
 
 
@@ -39,8 +39,8 @@ def make_tasks(n: int, sleep: float) -> list:
 
 
 def timed(tasks, out: Path, run_id: str, workers: int, executor=None) -> float:
-    ctx = build_context(output_dir=out, run_id=run_id, repos_dir=demo_repos_dir(), python_fallback="nearest",
-                        timeout=300, use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=out, run_id=run_id, repos_dir=demo_repos_dir(),
+                                    python_fallback="nearest", timeout=300, use_cache=False))
     t0 = time.monotonic()
     result = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers, executor=executor)
     seconds = time.monotonic() - t0

@@ -121,10 +121,10 @@ def leaks(markers: list[str], ib_home: Path) -> list[str]:
 
 def run(name: str, jobs, tasks, args, out: Path) -> tuple[float, Counter, list[str]]:
     from issuebench.demo import demo_repos_dir
-    from issuebench.harness import build_context, run_evaluation
+    from issuebench.harness import EvalOptions, build_context, run_evaluation
 
-    ctx = build_context(output_dir=out, run_id=name, repos_dir=demo_repos_dir(), timeout=args.timeout,
-                        use_cache=False, memory_mb=args.memory_mb)
+    ctx = build_context(EvalOptions(output_dir=out, run_id=name, repos_dir=demo_repos_dir(),
+                                    timeout=args.timeout, use_cache=False, memory_mb=args.memory_mb))
     ctx.limits.max_output_bytes = 5_000_000
     ctx.limits.max_file_mb = 64
     expected = {(p.model_name_or_path, p.instance_id): want for p, want in jobs}

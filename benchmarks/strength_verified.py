@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from issuebench.harness import build_context
+from issuebench.harness import EvalOptions, build_context
 from issuebench.harness.workspace import git
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
 from issuebench.patch import split_patch
@@ -132,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(tasks)} officially resolved instance(s) rebuilt; skipped: {dict(skipped)}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tasks.jsonl").write_text("".join(t.model_dump_json() + "\n" for t in tasks))
-    ctx = build_context(output_dir=args.out, run_id="wider", timeout=args.timeout, repos_dir=args.repos,
-                        python_fallback="nearest")
+    ctx = build_context(EvalOptions(output_dir=args.out, run_id="wider", timeout=args.timeout,
+                                    repos_dir=args.repos, python_fallback="nearest"))
     reports = [InstanceReport(instance_id=t.instance_id, model_name_or_path=MODEL, status=InstanceStatus.RESOLVED,
                               resolved=True, repo=t.repo, cache_key="official") for t in tasks]
     start = time.monotonic()

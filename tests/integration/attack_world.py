@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.harness import build_context
+from issuebench.harness import EvalOptions, build_context
 from issuebench.harness.instance import evaluate_instance
 from issuebench.models import EnvSpec, Prediction, Task
 
@@ -76,8 +76,8 @@ def make_world(tmp_path_factory: pytest.TempPathFactory):
 
 
 def evaluate(world, patch: str, name: str, **limits):
-    ctx = build_context(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
-                        timeout=limits.pop("timeout", 60), use_cache=False, **limits)
+    ctx = build_context(EvalOptions(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
+                                    timeout=limits.pop("timeout", 60), use_cache=False, **limits))
     pred = Prediction(instance_id=world["task"].instance_id, model_name_or_path=name, model_patch=patch)
     return evaluate_instance(world["task"], pred, ctx)
 

@@ -13,7 +13,7 @@ from issuebench.agent import AgentConfig, RunFolder, run_agent
 from issuebench.cli.main import app
 from issuebench.datasets import load_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.llm import LoopbackServer, OpenAIModel, ReplayModel, RetryPolicy, solve_script
 from issuebench.llm.scripts import SUBMIT_SENTINEL, conversation_key
 from issuebench.models import InstanceStatus
@@ -29,7 +29,8 @@ def tasks():
 
 def context(tmp_path: Path, **kw):
     options = {"timeout": 60, "python_fallback": "nearest", **kw}
-    return build_context(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(), **options)
+    return build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(),
+                                     **options))
 
 
 def test_replay_agent_over_http_solves_tasks_despite_api_faults_and_eval_resolves_them(tmp_path, tasks):
@@ -101,3 +102,40 @@ def test_commands_run_offline_under_a_time_limit_in_the_task_environment(tmp_pat
     assert "The command was stopped" in msgs[5]["content"]
     assert "/envs/" in msgs[7]["content"]  # the task's own environment, not the host's Python
     assert result.trajectories[0]["patch"] == ""  # it changed nothing
+
+
+def _costed(script: dict) -> dict:
+    """Every call costs $0.01 (10,000 prompt tokens at the replay price of $1/M)."""
+    for conv in script["conversations"]:
+        conv["answers"] = [{"content": a, "prompt_tokens": 10_000, "completion_tokens": 0} for a in conv["answers"]]
+    return script
+
+
+def test_no_resume_twice_from_the_cli_leaves_one_prediction_per_instance(tmp_path, tasks):
+    chosen = tasks[:2]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(_costed(solve_script(chosen))))
+    out = tmp_path / "run"
+    args = ["agent", "-d", "demo", "-o", str(out), "--model", f"replay:{script}", "--no-resume", "--timeout", "60",
+            *[arg for t in chosen for arg in ("-i", t.instance_id)]]
+    for _ in range(2):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        # 2 instances x 4 calls at $0.01: the earlier run's instances are the ones run again.
+        assert "$0.0800 spent ($0.0800 with earlier runs of this folder)" in " ".join(res.output.split())
+    rows = [json.loads(line)["instance_id"] for line in (out / "preds.jsonl").read_text().splitlines()]
+    assert sorted(rows) == sorted(t.instance_id for t in chosen)
+    assert len(load_predictions(out / "preds.jsonl", chosen).predictions) == 2  # what eval reads
+
+
+def test_an_instance_run_again_counts_once_in_what_the_folder_spent(tmp_path, tasks):
+    ctx = context(tmp_path)
+    task = tasks[0]
+    with LoopbackServer(ReplayModel(_costed(solve_script([task]))), faults=["ok", "400"]) as server:
+        model = OpenAIModel("replay", base_url=server.url, retry=RetryPolicy(retries=0))
+        first = run_agent([task], model, ctx, tmp_path / "run")
+        assert first.trajectories[0]["exit_status"] == "api_error" and first.spent == pytest.approx(0.01)
+        second = run_agent([task], model, ctx, tmp_path / "run")  # resumes: the failed instance again
+    assert second.trajectories[0]["exit_status"] == "submitted"
+    # Its new trajectory ($0.04) replaces the failed one's ($0.01): the folder holds $0.04, once.
+    assert second.spent == pytest.approx(0.04) == RunFolder(tmp_path / "run").total_cost()

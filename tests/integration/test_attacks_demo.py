@@ -12,7 +12,7 @@ import difflib
 import pytest
 
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, evaluate_instance
+from issuebench.harness import EvalOptions, build_context, evaluate_instance
 from issuebench.harness.workspace import create_workspace, git
 from issuebench.models import InstanceStatus, Prediction
 
@@ -44,7 +44,8 @@ def diff(ws, files: dict[str, str]) -> str:
 
 def evaluate(demo, tmp_path, patch: str):
     task, repos, _ = demo
-    ctx = build_context(output_dir=tmp_path, run_id="attack", repos_dir=repos, timeout=60, use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="attack", repos_dir=repos, timeout=60,
+                                    use_cache=False))
     return evaluate_instance(task, Prediction(instance_id=task.instance_id, model_name_or_path="attacker",
                                               model_patch=patch), ctx)
 
@@ -134,8 +135,8 @@ def test_monkeypatching_the_runner_from_the_code_is_flagged_and_strict_refuses_i
     patch = diff(ws, {"src/textkit/__init__.py": cheat + init})
     report = evaluate(demo, tmp_path, patch)
     assert any(n.startswith("suspicious: src/textkit/__init__.py") for n in report.notes), report.notes
-    ctx = build_context(output_dir=tmp_path / "strict", run_id="attack", repos_dir=repos, timeout=60,
-                        use_cache=False, strict=True)
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "strict", run_id="attack", repos_dir=repos,
+                                    timeout=60, use_cache=False, strict=True))
     strict = evaluate_instance(task, Prediction(instance_id=task.instance_id, model_name_or_path="attacker",
                                                 model_patch=patch), ctx)
     assert strict.status is InstanceStatus.UNRESOLVED

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from issuebench.harness import build_context, runner_report
+from issuebench.harness import EvalOptions, build_context, runner_report
 from issuebench.harness.instance import evaluate_instance
 from issuebench.models import InstanceStatus, Prediction
 from tests.integration.attack_world import CORE, NEW_TESTS, code_patch, diff_for, evaluate
@@ -110,8 +110,8 @@ def test_the_channel_cannot_be_opened_by_name_from_the_code_under_test(world) ->
 
 
 def evaluate_task(world, task, name: str):
-    ctx = build_context(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
-                        timeout=60, use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=world["root"] / "out", run_id=name, repos_dir=world["repos"],
+                                    timeout=60, use_cache=False))
     pred = Prediction(instance_id=task.instance_id, model_name_or_path=name, model_patch=task.patch)
     return evaluate_instance(task, pred, ctx)
 

@@ -14,7 +14,7 @@ import pytest
 
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks, expected_mixed
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import InstanceStatus, Prediction
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
@@ -26,7 +26,8 @@ def tasks():
 
 
 def context(tmp_path: Path, run_id: str = "r", **kw):
-    return build_context(output_dir=tmp_path, run_id=run_id, repos_dir=demo_repos_dir(), timeout=120, **kw)
+    return build_context(EvalOptions(output_dir=tmp_path, run_id=run_id, repos_dir=demo_repos_dir(),
+                                     timeout=120, **kw))
 
 
 def test_gold_resolves_every_task_and_writes_reference_artifacts(tmp_path, tasks):

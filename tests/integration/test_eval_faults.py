@@ -9,7 +9,7 @@ import pytest
 from issuebench import config
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import artifacts, build_context, run_evaluation
+from issuebench.harness import EvalOptions, artifacts, build_context, run_evaluation
 from issuebench.models import InstanceStatus
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
@@ -26,8 +26,8 @@ def test_a_full_disk_fails_one_instance_and_the_run_goes_on(tmp_path, monkeypatc
         return real_write(path, text)
 
     monkeypatch.setattr(artifacts, "write_text_atomic", disk_full_for_victim)
-    ctx = build_context(output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(), timeout=120,
-                        use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(),
+                                    timeout=120, use_cache=False))
     result = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=2)
     by_id = {r.instance_id: r for r in result.reports}
     assert by_id[victim].status is InstanceStatus.ERROR
@@ -35,15 +35,15 @@ def test_a_full_disk_fails_one_instance_and_the_run_goes_on(tmp_path, monkeypatc
     assert all(r.status is InstanceStatus.RESOLVED for i, r in by_id.items() if i != victim)
     # Nothing is cached for the failed instance: a rerun after freeing space runs it again.
     monkeypatch.setattr(artifacts, "write_text_atomic", real_write)
-    again = run_evaluation(tasks, gold_predictions(tasks), build_context(
-        output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(), timeout=120), workers=2)
+    again = run_evaluation(tasks, gold_predictions(tasks), build_context(EvalOptions(
+        output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(), timeout=120)), workers=2)
     assert {r.status for r in again.reports} == {InstanceStatus.RESOLVED}
 
 
 def test_workspaces_are_removed_after_every_instance(tmp_path):
     tasks = demo_tasks()[:3]
     before = set(config.workspaces_dir().glob("ws-*"))
-    ctx = build_context(output_dir=tmp_path, run_id="clean", repos_dir=demo_repos_dir(), timeout=120,
-                        use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="clean", repos_dir=demo_repos_dir(),
+                                    timeout=120, use_cache=False))
     run_evaluation(tasks, gold_predictions(tasks), ctx, workers=2)
     assert set(config.workspaces_dir().glob("ws-*")) - before == set()

@@ -92,11 +92,11 @@ def test_ctrl_c_keeps_finished_instances_discards_the_one_in_flight_and_a_rerun_
 def test_a_machine_fault_in_the_run_folder_is_retried_not_reused(tmp_path, status):
     """The run folder's own result.json follows the shared cache's rule (faults of the machine are retried)."""
     from issuebench.datasets import gold_predictions
-    from issuebench.harness import build_context, run_evaluation
+    from issuebench.harness import EvalOptions, build_context, run_evaluation
 
     task = demo_tasks()[1]
-    ctx = build_context(output_dir=tmp_path, run_id="r", repos_dir=demo_repos_dir(), timeout=120,
-                        python_fallback="nearest")
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="r", repos_dir=demo_repos_dir(), timeout=120,
+                                    python_fallback="nearest"))
     first = run_evaluation([task], gold_predictions([task]), ctx, workers=1).reports[0]
     result = tmp_path / "logs/run_evaluation/r/gold" / task.instance_id / "result.json"
     data = json.loads(result.read_text())

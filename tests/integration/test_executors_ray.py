@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip ins
 from issuebench.datasets import gold_predictions  # noqa: E402
 from issuebench.demo import demo_predictions, demo_repos_dir, demo_tasks  # noqa: E402
 from issuebench.executors import Failure, get_executor  # noqa: E402
-from issuebench.harness import build_context, run_evaluation  # noqa: E402
+from issuebench.harness import EvalOptions, build_context, run_evaluation  # noqa: E402
 from issuebench.models import InstanceStatus  # noqa: E402
 from tests.interruptible import interruptible  # noqa: E402
 
@@ -156,8 +156,9 @@ def test_records_that_raise_or_kill_their_worker_come_back_as_failures(cluster, 
 def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_path):
     tasks = demo_tasks()
     local = run_evaluation(tasks, demo_predictions("mixed"),
-                           build_context(output_dir=tmp_path / "local", run_id="r", repos_dir=demo_repos_dir(),
-                                         python_fallback="nearest", timeout=120), workers=2)
+                           build_context(EvalOptions(output_dir=tmp_path / "local", run_id="r",
+                                                     repos_dir=demo_repos_dir(), python_fallback="nearest",
+                                                     timeout=120)), workers=2)
     proc = subprocess.run(_cli("eval", "-d", "demo", "-p", "demo:mixed", "-o", str(tmp_path / "ray"),
                                "--run-id", "r", "--executor", "ray", "--ray-address", cluster.address),
                           capture_output=True, text=True, timeout=600)
@@ -199,8 +200,8 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
     gold = gold_predictions(tasks)
 
     def ctx():
-        return build_context(output_dir=tmp_path, run_id="lost", repos_dir=demo_repos_dir(),
-                             python_fallback="nearest", timeout=120)
+        return build_context(EvalOptions(output_dir=tmp_path, run_id="lost", repos_dir=demo_repos_dir(),
+                                         python_fallback="nearest", timeout=120))
 
     stop = threading.Event()
     killer, killed = _in_background(_kill_first_record_worker, stop, 4)
@@ -332,8 +333,8 @@ def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_c
     for conv in script["conversations"]:
         conv["answers"] = [{"content": a, "prompt_tokens": 10_000, "completion_tokens": 0} for a in conv["answers"]]
     with LoopbackServer(ReplayModel(script)) as server:
-        ctx = build_context(output_dir=tmp_path / "eval", run_id="agent", repos_dir=demo_repos_dir(),
-                            python_fallback="nearest", timeout=60)
+        ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="agent",
+                                        repos_dir=demo_repos_dir(), python_fallback="nearest", timeout=60))
         local = run_agent(tasks, OpenAIModel("replay", base_url=server.url), ctx, tmp_path / "local",
                           config=AgentConfig(command_timeout=60.0), total_cost_limit=0.05)
         # The key is set for the driver only: workers of the running cluster get it by forwarding.
@@ -362,3 +363,33 @@ def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_c
 
     for task in tasks:
         assert trajectory("ray", task.instance_id) == trajectory("local", task.instance_id), task.instance_id
+
+
+@pytest.mark.slow
+@pytest.mark.network
+def test_eval_on_ray_with_setup_fallback_falls_back_on_the_workers(cluster, tmp_path):
+    """The workers make their context from the driver's options: --setup-fallback reaches them
+    (their copy of the options once lacked it, and the task stayed unresolved)."""
+    from issuebench.sandbox import get_sandbox
+    from tests.integration.test_setup_fallback_runs import _candidates, _rows
+
+    try:
+        get_sandbox()
+    except Exception as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    repos, candidates = _candidates(tmp_path, "raycalc")  # its recipe cannot import the project
+    row = {**_rows(candidates)["acme__raycalc-1"], "FAIL_TO_PASS": ["tests/test_core.py::test_add"],
+           "PASS_TO_PASS": ["tests/test_core.py::test_zero"]}
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    result = {}
+    for run_id, flags in (("plain", []), ("fallback", ["--setup-fallback"])):
+        proc = subprocess.run(_cli("eval", "-d", str(data), "-p", "gold", "--repos", str(repos), "-o",
+                                   str(tmp_path / "eval"), "--run-id", run_id, "--executor", "ray",
+                                   "--ray-address", cluster.address, *flags),
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        result[run_id] = _results(tmp_path / "eval", run_id, "gold")["acme__raycalc-1"]
+    assert result["plain"]["status"] == "unresolved"
+    assert result["fallback"]["status"] == "resolved", result["fallback"]
+    assert any(n.startswith("setup fallback: recipe set up from ") for n in result["fallback"]["notes"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from issuebench.collect.pypi_history import download_sdist, extract_sdist
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import InstanceStatus, Outcome, Prediction, Task
 from tests.gitrepo import init_repo
 
@@ -65,7 +65,7 @@ def test_gold_resolves_and_a_no_op_does_not(flask_task, tmp_path):
     preds = [Prediction(instance_id=INSTANCE, model_name_or_path="gold", model_patch=task.patch),
              Prediction(instance_id=INSTANCE, model_name_or_path="noop", model_patch=noop),
              Prediction(instance_id=INSTANCE, model_name_or_path="empty", model_patch="")]
-    ctx = build_context(output_dir=tmp_path, run_id="real", repos_dir=repos, timeout=600)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="real", repos_dir=repos, timeout=600))
     result = run_evaluation([task], preds, ctx, workers=1)
     by_model = {r.model_name_or_path: r for r in result.reports}
     gold = by_model["gold"]
@@ -97,7 +97,7 @@ def test_a_task_whose_tests_need_the_internet_says_so(tmp_path):
     the verdict must say why rather than look like a failed fix. The task is from 2014 and its
     recipe asks for Python 3.9, so the environment's cutoff moves up to Python 3.9's release."""
     task, repos = real_task(tmp_path, "psf__requests-2317", "requests", "2.4.3", "2014-10-06T00:00:00")
-    ctx = build_context(output_dir=tmp_path / "out", run_id="real", repos_dir=repos, timeout=600)
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="real", repos_dir=repos, timeout=600))
     gold = Prediction(instance_id=task.instance_id, model_name_or_path="gold", model_patch=task.patch)
     report = run_evaluation([task], [gold], ctx, workers=1).reports[0]
     assert report.status is InstanceStatus.NEEDS_NETWORK, report.reason

@@ -17,7 +17,7 @@ from issuebench.agent.store import RunFolder
 from issuebench.cli.main import app
 from issuebench.datasets import load_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.llm import Usage
 from issuebench.models import InstanceStatus
 
@@ -43,8 +43,8 @@ def test_report_shows_the_agents_steps_from_its_predictions(tmp_path: Path):
     agent.append_prediction({"instance_id": unknown.instance_id, "model_name_or_path": MODEL, "model_patch": ""})
     tasks = [solved, stopped, unknown]
     preds = load_predictions(agent.preds_path, tasks).predictions
-    ctx = build_context(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(), timeout=120,
-                        python_fallback="nearest")
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="r", repos_dir=demo_repos_dir(),
+                                    timeout=120, python_fallback="nearest"))
     graded = {r.instance_id: r.status for r in run_evaluation(tasks, preds, ctx, workers=1).reports}
     assert graded == {solved.instance_id: InstanceStatus.RESOLVED, stopped.instance_id: InstanceStatus.EMPTY,
                       unknown.instance_id: InstanceStatus.EMPTY}

@@ -16,7 +16,7 @@ import pytest
 
 from issuebench.datasets import gold_predictions
 from issuebench.envs import find_python
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task
 from tests.gitrepo import commit_files, init_repo
 
@@ -42,8 +42,8 @@ def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
 
 
 def _evaluate(tmp_path: Path, run_id: str, tasks: list[Task]) -> list[InstanceReport]:
-    ctx = build_context(output_dir=tmp_path / "out", run_id=run_id, repos_dir=tmp_path / "repos", timeout=300,
-                        use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id=run_id, repos_dir=tmp_path / "repos",
+                                    timeout=300, use_cache=False))
     return run_evaluation(tasks, gold_predictions(tasks), ctx, workers=1).reports
 
 

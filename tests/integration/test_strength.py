@@ -13,7 +13,7 @@ import pytest
 
 from issuebench.analysis.formats import render
 from issuebench.analysis.report import report_from_paths
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
 from issuebench.strength.post import after_eval
 from issuebench.strength.test_strength import measure_tasks
@@ -95,8 +95,8 @@ def task(project, kind: str, pass_to_pass: list[str] | None = None) -> Task:
 
 
 def ctx(project, tmp_path, run_id="r"):
-    return build_context(output_dir=tmp_path, run_id=run_id, repos_dir=project[0], timeout=120,
-                         python_fallback="nearest")
+    return build_context(EvalOptions(output_dir=tmp_path, run_id=run_id, repos_dir=project[0], timeout=120,
+                                     python_fallback="nearest"))
 
 
 def test_a_resolved_patch_that_breaks_an_ungraded_test_is_named(project, tmp_path):

@@ -114,6 +114,55 @@ def test_predictions_naming_a_folder_and_a_corrupt_parquet(tmp_path, data):
     assert result.exit_code == 2 and "not a readable parquet file" in result.output
 
 
+# -- a folder of clones that is not there is refused, by every verb that takes one ----------------
+
+def _verbs_with_a_repos_option() -> set[str]:
+    import click
+    import typer.main
+
+    found: set[str] = set()
+
+    def walk(command: click.Command, path: list[str]) -> None:
+        if any(opt in ("--repos", "--repos-dir") for p in command.params for opt in p.opts):
+            found.add(" ".join(path))
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def test_every_verb_refuses_a_repos_folder_that_is_not_there(tmp_path, data):
+    missing = str(tmp_path / "no-such-clones")
+    out = tmp_path / "out"
+    d = str(data["dataset"])
+    verbs = {
+        "eval": ["eval", "-d", d, "-p", str(data["preds"]), "-o", str(out), "--repos", missing],
+        "validate": ["validate", d, "-o", str(out / "tasks.jsonl"), "--repos-dir", missing],
+        "audit": ["audit", d, "--output-dir", str(out), "--repos-dir", missing],
+        "perturb": ["perturb", d, "--rename", "-o", str(out / "p.jsonl"), "--repos-dir", missing],
+        "envs build": ["envs", "build", d, "--repos-dir", missing],
+        "agent": ["agent", "-d", d, "-o", str(out), "--model", "replay:none.json", "--repos", missing],
+        "infer": ["infer", "-d", d, "-o", str(out), "--model", "replay:none.json", "--repos", missing],
+    }
+    assert set(verbs) == _verbs_with_a_repos_option()  # a new verb with the option joins this test
+    for verb, args in verbs.items():
+        result = cli(*args)
+        assert result.exit_code == 2, (verb, result.output)
+        [line] = result.output.strip().splitlines()  # one line: the option, the path, what to pass
+        assert "option --repos" in line and missing in line and "does not exist" in line, (verb, line)
+        assert not out.exists(), verb  # refused before anything ran or was written
+
+
+def test_a_repos_path_that_is_a_file_is_refused(tmp_path, data):
+    clones = tmp_path / "clones.txt"
+    clones.write_text("not a folder")
+    result = cli(*eval_args(data, "--repos-dir", str(clones)))
+    assert result.exit_code == 2
+    assert "option --repos-dir" in result.output and "is a file, not a folder" in result.output
+    assert not data["out"].exists()
+
+
 # -- item 6: nothing to evaluate is said, with why -----------------------------------------------
 
 def test_nothing_to_evaluate_is_an_error_with_the_reason(tmp_path, data):

@@ -1,6 +1,6 @@
 """--backend docker: the harness grades what the reference image printed, with the same rules."""
 
-from issuebench.harness import build_context, docker_backend, evaluate_instance
+from issuebench.harness import EvalOptions, build_context, docker_backend, evaluate_instance
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task
 
 PATCH = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
@@ -24,14 +24,14 @@ def test_docker_backend_output_is_graded_with_the_nonce(tmp_path, monkeypatch):
         return fake + real, "ok"
 
     monkeypatch.setattr(docker_backend, "run_in_docker", fake_run)
-    ctx = build_context(output_dir=tmp_path, run_id="d", backend="docker")
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="d", backend="docker"))
     report = evaluate_instance(task(), Prediction(instance_id="o__r-1", model_name_or_path="m", model_patch=PATCH), ctx)
     assert report.status is InstanceStatus.RESOLVED
     assert seen == {"cmd": "pytest -rA tests/test_a.py", "patch": PATCH}
 
 
 def test_docker_apply_failure_and_timeout_keep_their_statuses(tmp_path, monkeypatch):
-    ctx = build_context(output_dir=tmp_path, run_id="d", backend="docker", use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="d", backend="docker", use_cache=False))
     pred = Prediction(instance_id="o__r-1", model_name_or_path="m", model_patch=PATCH)
     for status, expected in (("apply_failed", InstanceStatus.APPLY_FAILED), ("timeout", InstanceStatus.TIMEOUT),
                              ("docker_failed", InstanceStatus.SANDBOX_FAILED)):

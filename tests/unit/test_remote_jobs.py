@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from issuebench.agent import RunFolder, Trajectory, run_agent
 from issuebench.executors import Failure
 from issuebench.executors.gate import Gate
-from issuebench.harness import build_context
+from issuebench.harness import EvalOptions, build_context
 from issuebench.llm import OpenAIModel, ReplayModel, Usage
 from issuebench.models import Task
 from issuebench.synth.output import CandidateLog
@@ -59,7 +59,7 @@ def test_gate_stops_drawing_when_told_and_counts_what_it_drew():
 
 def test_remote_agent_stops_shipping_at_the_total_cost_limit_and_writes_every_instance(tmp_path):
     tasks = [task(i) for i in range(4)]
-    ctx = build_context(output_dir=tmp_path / "eval", run_id="agent", no_sandbox=True)
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="agent", no_sandbox=True))
     pool = OneSlot({"acme__calc-0": submitted(0, 0.03), "acme__calc-1": submitted(1, 0.03),
                     "acme__calc-2": submitted(2, 0.03), "acme__calc-3": submitted(3, 0.03)})
     result = run_agent(tasks, ReplayModel({"default": ["x"]}), ctx, tmp_path / "run", total_cost_limit=0.05,
@@ -75,7 +75,7 @@ def test_remote_agent_stops_shipping_at_the_total_cost_limit_and_writes_every_in
 
 def test_a_lost_worker_is_an_infrastructure_status_and_a_rerun_retries_only_it(tmp_path):
     tasks = [task(i) for i in range(2)]
-    ctx = build_context(output_dir=tmp_path / "eval", run_id="agent", no_sandbox=True)
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "eval", run_id="agent", no_sandbox=True))
     model = ReplayModel({"default": ["x"]})
     lost = Failure("worker_lost", "WorkerCrashedError after 2 retries: died")
     first = run_agent(tasks, model, ctx, tmp_path / "run",

@@ -73,8 +73,11 @@ def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Pat
             result.skipped.append(task.instance_id)
         else:
             todo.append(task)
-    # What an earlier run of this folder spent counts against the total.
-    ledger = CostLedger(total_cost_limit, folder.total_cost() if resume else 0.0)
+    rerun = [t.instance_id for t in todo]
+    folder.make_room(rerun)  # with or without resume, the folder ends with one prediction per instance
+    # What earlier runs of this folder spent counts against the total, once per instance: the old
+    # trajectory of an instance run again is replaced by its new one.
+    ledger = CostLedger(total_cost_limit, folder.total_cost(excluding=rerun))
 
     def finish(traj: Trajectory) -> None:
         record = traj.as_dict()

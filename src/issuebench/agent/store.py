@@ -2,18 +2,20 @@
 
 Both are written as each instance ends, so a killed run loses nothing and `resume` knows what is
 done: an instance is done when its trajectory ended in one of the agent's own statuses.
-Instances stopped by an infrastructure fault have a trajectory but no prediction.
+Instances stopped by an infrastructure fault have a trajectory but no prediction. Each instance
+has one trajectory and at most one prediction row, however often it ran.
 """
 
 from __future__ import annotations
 
 import json
-import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from issuebench.errors import InputError
 from issuebench.harness.artifacts import write_json
+from issuebench.predictions_file import PredictionsFile
 
 PREDICTIONS = "preds.jsonl"
 TRAJECTORIES = "trajectories"
@@ -24,7 +26,7 @@ class RunFolder:
         self.root = Path(root)
         self.preds_path = self.root / PREDICTIONS
         self.traj_dir = self.root / TRAJECTORIES
-        self._lock = threading.Lock()
+        self._preds = PredictionsFile(self.preds_path)
 
     def trajectory_path(self, instance_id: str) -> Path:
         return self.traj_dir / f"{instance_id.replace('/', '__')}.json"
@@ -40,32 +42,28 @@ class RunFolder:
                              hint="delete the file to rerun that instance") from None
 
     def predicted_ids(self) -> set[str]:
-        if not self.preds_path.is_file():
-            return set()
-        ids = set()
-        for line in self.preds_path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    ids.add(json.loads(line)["instance_id"])
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    continue  # a line cut by a kill: the instance simply runs again
-        return ids
+        return self._preds.ids()  # a line cut by a kill counts as none: the instance simply runs again
+
+    def make_room(self, rerun: Iterable[str]) -> None:
+        """Before a run: the prediction rows of the instances it runs again go (one row per id)."""
+        self._preds.make_room(rerun)
 
     def write_trajectory(self, traj: dict[str, Any]) -> None:
         self.traj_dir.mkdir(parents=True, exist_ok=True)
         write_json(self.trajectory_path(traj["instance_id"]), traj)
 
     def append_prediction(self, record: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(record, ensure_ascii=False) + "\n"
-        with self._lock, self.preds_path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        self._preds.append(record)
 
-    def total_cost(self) -> float:
-        """What the trajectories already in the folder cost: a resumed run counts it against the total."""
+    def total_cost(self, excluding: Iterable[str] = ()) -> float:
+        """What the trajectories already in the folder cost, but those of `excluding` (the instances
+        about to run again, whose new trajectories replace them): each instance counts once."""
         total = 0.0
+        skip = {self.trajectory_path(i) for i in excluding}
         if self.traj_dir.is_dir():
             for path in self.traj_dir.glob("*.json"):
+                if path in skip:
+                    continue
                 try:
                     total += float(json.loads(path.read_text(encoding="utf-8")).get("cost") or 0.0)
                 except (OSError, ValueError, AttributeError):

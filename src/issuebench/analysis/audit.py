@@ -294,9 +294,9 @@ def harness_evaluator(*, output_dir: Path, run_id: str = "audit-alternatives", *
     """The real harness as an `Evaluate` callable (imported late: the harness is another part)."""
 
     def evaluate(tasks: Sequence[Task], predictions: Sequence[Prediction]) -> Sequence[InstanceReport]:
-        from issuebench.harness import build_context, run_evaluation
+        from issuebench.harness import EvalOptions, build_context, run_evaluation
 
-        ctx = build_context(output_dir=output_dir, run_id=run_id, **context)
+        ctx = build_context(EvalOptions(output_dir=output_dir, run_id=run_id, **context))
         return run_evaluation(tasks, predictions, ctx).reports
 
     return evaluate

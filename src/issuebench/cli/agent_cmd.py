@@ -46,7 +46,7 @@ def agent_command(
     recipes: Path = typer.Option(None, "--recipes", help="A folder of your own environment recipes (TOML)."),
     split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
     prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Run every instance again, even finished ones."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Run every instance again, even finished ones (their rows in preds.jsonl are replaced)."),
     no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run commands without bubblewrap (unsafe)."),
     offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
     python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
@@ -61,7 +61,7 @@ def agent_command(
             raise IssuebenchError(f"agent needs {name}", hint="issuebench agent --dataset D --output DIR --model M")
     from issuebench.agent import INFRA_STATUSES, AgentConfig, run_agent
     from issuebench.executors.agent_jobs import MODEL_ENV
-    from issuebench.harness import build_context
+    from issuebench.harness import EvalOptions, build_context
     from issuebench.llm import make_model
     from issuebench.llm.prices import DEFAULT_PRICES
 
@@ -70,9 +70,9 @@ def agent_command(
         output, repos, recipes, prices = (p.resolve() if p else p for p in (output, repos, recipes, prices))
     tasks, repos, demo = select_tasks(dataset, split, instance_ids, repos)
     llm = make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
-    ectx = build_context(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb, repos_dir=repos,
-                         recipes_dir=recipes, no_sandbox=no_sandbox, allow_clone=not offline,
-                         python_fallback="nearest" if demo else python_fallback)
+    ectx = build_context(EvalOptions(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb,
+                                     repos_dir=repos, recipes_dir=recipes, no_sandbox=no_sandbox,
+                                     allow_clone=not offline, python_fallback="nearest" if demo else python_fallback))
     config = AgentConfig(step_limit=step_limit, cost_limit=cost_limit, wall_limit=wall_limit, command_timeout=timeout)
     started = time.monotonic()
     # With ray, -w is instances in flight (default 1, as locally); the model's key and endpoint

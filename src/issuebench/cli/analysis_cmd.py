@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from issuebench.cli.common import console, friendly_errors
+from issuebench.cli.common import check_folder, console, friendly_errors
 from issuebench.errors import InputError
 
 REPORT_FORMATS = ("table", "json", "md", "csv", "html")
@@ -123,6 +123,7 @@ def audit_cmd(
     from issuebench.analysis.audit_report import audit_tasks, to_json, to_text
 
     fmt = _check_format(fmt, ("table", "json"))
+    check_folder("--repos-dir", repos_dir)
     tasks = _load_dataset(dataset)
     if test_strength:
         from issuebench.strength import strength_report
@@ -202,6 +203,7 @@ def perturb_cmd(
 
     if not (reword or rename):
         raise InputError(None, "nothing to do", hint="pass --reword, --rename or both")
+    check_folder("--repos-dir", repos_dir)
     tasks = _load_dataset(dataset)
     out, skipped = [], []
     for task in tasks:

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_folder, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.collect import pipeline as P
 from issuebench.errors import InputError
@@ -107,6 +107,7 @@ def validate_command(
 
     if not tasks_file.exists() and str(tasks_file) != "demo":
         raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
+    check_folder("--repos-dir", repos)
     # Candidates have no test lists yet: finding them is what validation does.
     tasks = load_tasks(str(tasks_file), require_tests=False)
     spec = load_recipe(recipe) if recipe else None

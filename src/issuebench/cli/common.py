@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -65,6 +66,23 @@ def check_positive(option: str, value: float | None, *, integer: bool = False) -
     if value is not None and value <= 0:
         what = "a whole number of 1 or more" if integer else "a number of seconds above 0"
         raise OptionError(option, f"must be {what}, got {value:g}")
+
+
+CLONES = "a folder of local clones (DIR/owner__name or DIR/owner/name)"
+
+
+def check_folder(option: str, path: Path | None, what: str = CLONES) -> None:
+    """A folder option names a folder that is there. A mistyped --repos-dir was once ignored: eval
+    then went to the network for every repository (offline, every instance ended `error`)."""
+    if path is None:
+        return
+    if not path.exists():
+        problem = "does not exist"
+    elif not path.is_dir():
+        problem = "is a file, not a folder"
+    else:
+        return
+    raise OptionError(option, f"{path} {problem}; pass {what}")
 
 
 def run_guarded(app: typer.Typer) -> int:

@@ -34,7 +34,7 @@ def demo_command(
         expected_mixed,
         expected_mixed_details,
     )
-    from issuebench.harness import build_context, run_evaluation
+    from issuebench.harness import EvalOptions, build_context, run_evaluation
 
     tasks = demo_tasks()
     console.print(Panel(
@@ -43,8 +43,8 @@ def demo_command(
         "the fix must make pass (FAIL_TO_PASS) pass and the tests that passed before (PASS_TO_PASS) still "
         "pass. Every patch runs in a sandbox with no network.", title="issuebench demo"))
     # The demo's projects run on any Python 3.8+: use the nearest installed one rather than stop.
-    ctx = build_context(output_dir=output, run_id="demo", repos_dir=demo_repos_dir(), no_sandbox=no_sandbox,
-                        timeout=300, python_fallback="nearest")
+    ctx = build_context(EvalOptions(output_dir=output, run_id="demo", repos_dir=demo_repos_dir(),
+                                    no_sandbox=no_sandbox, timeout=300, python_fallback="nearest"))
     with console.status("grading the gold patches (the real fixes)…"):
         gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers)
     console.print(f"[bold]1. Gold patches[/] (each task's own fix): {summary_line(gold.reports)}")

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_folder, console, err_console, friendly_errors
 from issuebench.errors import InputError, IssuebenchError
 
 envs_app = typer.Typer(help="Environments: list, build, prune, disk use, import reference recipes.",
@@ -113,6 +113,7 @@ def build_cmd(
     from issuebench.harness.repos import find_repo
     from issuebench.harness.workspace import create_workspace, remove_workspace
 
+    check_folder("--repos-dir", repos_dir)
     tasks = load_tasks(dataset, require_tests=False)  # building needs no test lists
     if instance_ids:
         tasks = [t for t in tasks if t.instance_id in set(instance_ids)]

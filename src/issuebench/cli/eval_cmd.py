@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from issuebench.cli.common import (
     EXIT_INTERRUPTED,
     check_choice,
+    check_folder,
     check_positive,
     console,
     err_console,
@@ -68,7 +69,7 @@ def eval_command(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
-    from issuebench.harness import build_context
+    from issuebench.harness import EvalOptions, build_context
     from issuebench.harness.run import RunInterrupted
 
     check_choice("--backend", backend, ("local", "docker"))
@@ -77,6 +78,7 @@ def eval_command(
     check_choice("--python-fallback", python_fallback, ("error", "nearest"))
     check_positive("--workers", workers, integer=True)
     check_positive("--timeout", timeout)
+    check_folder("--repos-dir", repos)
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     _check_outputs(run_id, output)
     tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
@@ -87,10 +89,11 @@ def eval_command(
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if backend == "docker":
         _require_docker_engine()
-    ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
-                        no_sandbox=no_sandbox, strict=strict, offline=offline,
-                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
-                        setup_fallback=setup_fallback)
+    options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
+                          recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
+                          use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                          setup_fallback=setup_fallback)
+    ctx = build_context(options)
     if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
         err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
     try:

@@ -35,7 +35,7 @@ def infer_command(
     text_only: bool = typer.Option(False, "--text-only", help="Only build OUTPUT/text.jsonl; call no model."),
     no_readme: bool = typer.Option(False, "--no-readme", help="Leave the README out of the prompt."),
     prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Ask again for instances already in preds.jsonl."),
+    no_resume: bool = typer.Option(False, "--no-resume", help="Ask again for instances already in preds.jsonl (their rows are replaced)."),
     offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
 ) -> None:
     """Ask a model for one patch per task, from retrieved files; writes OUTPUT/preds.jsonl."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from issuebench.cli.common import err_console
+from issuebench.cli.common import check_folder, err_console
 from issuebench.datasets import load_tasks
 from issuebench.models import Task
 
@@ -13,6 +13,7 @@ from issuebench.models import Task
 def select_tasks(dataset: str, split: str, instance_ids: list[str] | None,
                  repos: Path | None) -> tuple[list[Task], Path | None, bool]:
     """(tasks, repos folder, whether the demo's stand-in Python rule applies)."""
+    check_folder("--repos", repos)
     tasks = load_tasks(dataset, split=split)
     demo = dataset == "demo"
     if demo:

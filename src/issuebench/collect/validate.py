@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
 from issuebench.harness.commands import files_in_diff
+from issuebench.harness.options import EvalOptions
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
@@ -276,15 +277,15 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
     so all repeats of a task use the same environment. It is resolved as `eval` resolves it, with
     the task's clone at hand: the date comes from environment_setup_commit, so a validated row runs
     in the very environment eval builds for it (and every task of a version shares one).
-    With `setup_fallback` (carried to every worker in the context's arguments), a task without a
+    With `setup_fallback` (carried to every worker in the runner's options), a task without a
     recipe goes on without `env`, and the runs use the recipe `setup` finds for its version.
     """
     from issuebench.errors import IssuebenchError
     from issuebench.harness.instance import resolve_task_spec
 
-    run = HarnessRunner(dict(output_dir=work_dir, run_id="validate", timeout=timeout, repos_dir=repos_dir,
-                             recipes_dir=recipes_dir, no_sandbox=no_sandbox, use_cache=False,
-                             setup_fallback=setup_fallback))
+    run = HarnessRunner(EvalOptions(output_dir=work_dir, run_id="validate", timeout=timeout,
+                                    repos_dir=repos_dir, recipes_dir=recipes_dir, no_sandbox=no_sandbox,
+                                    use_cache=False, setup_fallback=setup_fallback))
 
     def with_env(task: Task) -> Task:
         if task.env is None and recipe is not None:
@@ -312,17 +313,17 @@ def _clone_of(task: Task, repos_dir: Path | None) -> Path | None:
 
 
 class HarnessRunner:
-    """The harness as a Runner. It pickles without its context, which is rebuilt from the same
-    arguments wherever it lands (a Ray worker), so validate can ship it with each task."""
+    """The harness as a Runner. It pickles without its context, which is made again from the same
+    options wherever it lands (a Ray worker), so validate can ship it with each task."""
 
-    def __init__(self, context_args: dict[str, Any]) -> None:
+    def __init__(self, options: EvalOptions) -> None:
         from issuebench.harness import build_context
 
-        self.context_args = context_args
-        self._ctx = build_context(**context_args)  # here first: a missing sandbox fails before any task
+        self.options = options
+        self._ctx = build_context(options)  # here first: a missing sandbox fails before any task
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"context_args": self.context_args, "_ctx": None}
+        return {"options": self.options, "_ctx": None}
 
     def __call__(self, task: Task, model_patch: str | None) -> TestRunLike:
         from issuebench.envs import resolve_spec
@@ -331,9 +332,9 @@ class HarnessRunner:
         from issuebench.harness.tests_fallback import when_tests_cannot_run
 
         if self._ctx is None:
-            self._ctx = build_context(**self.context_args)
+            self._ctx = build_context(self.options)
         # A row without `env` reaches here only with --setup-fallback: run_tests resolves, then falls back.
-        spec = resolve_spec(task, recipes_dir=self.context_args.get("recipes_dir")) if task.env is not None else None
+        spec = resolve_spec(task, recipes_dir=self.options.recipes_dir) if task.env is not None else None
         run = run_tests(task, model_patch, self._ctx, spec=spec, apply_test_patch=True)
         return when_tests_cannot_run(task, model_patch, self._ctx, run, run_tests, spec, InstanceLog(None))
 
@@ -341,4 +342,4 @@ class HarnessRunner:
         """The recipe --setup-fallback remembered for the task's version (its runs' notes said so)."""
         from issuebench.setup.fallback import remembered_spec
 
-        return remembered_spec(task) if self.context_args.get("setup_fallback") else None
+        return remembered_spec(task) if self.options.setup_fallback else None

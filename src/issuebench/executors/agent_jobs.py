@@ -18,9 +18,9 @@ from typing import Any
 
 from issuebench.agent.loop import AgentConfig, CostLedger, Trajectory
 from issuebench.executors.base import Executor, Failure
-from issuebench.executors.eval_jobs import ContextOptions
 from issuebench.executors.gate import Gate
 from issuebench.harness.instance import EvalContext
+from issuebench.harness.options import EvalOptions
 from issuebench.llm import Model
 from issuebench.models import Task
 
@@ -29,7 +29,7 @@ from issuebench.models import Task
 MODEL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ISSUEBENCH_MODEL_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID")
 
 
-def agent_record(task: Task, *, model: Model, config: AgentConfig, options: ContextOptions) -> Trajectory:
+def agent_record(task: Task, *, model: Model, config: AgentConfig, options: EvalOptions) -> Trajectory:
     """Runs on a worker: one instance through the agent, in the worker's rebuilt run context."""
     from issuebench.agent.run import run_one
     from issuebench.executors.eval_jobs import worker_context
@@ -51,7 +51,7 @@ def run_remote(executor: Executor, todo: Sequence[Task], model: Model, config: A
 
     `model` must pickle (OpenAIModel and ReplayModel do; the API key is read again on the worker,
     from the variables the executor forwards)."""
-    fn = partial(agent_record, model=model, config=config, options=ContextOptions.of(ctx))
+    fn = partial(agent_record, model=model, config=config, options=ctx.options)
     gate = Gate(todo, ledger.exhausted)  # nothing is shipped once the total is reached
     for index, result in executor.map_unordered(fn, gate):
         task = todo[index]

@@ -9,7 +9,6 @@ harness and limits), exactly as a local rerun does.
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import socket
 import tempfile
@@ -21,43 +20,17 @@ from pathlib import Path
 from issuebench.executors.base import Executor, Failure
 from issuebench.harness import artifacts
 from issuebench.harness.instance import EvalContext
+from issuebench.harness.options import EvalOptions
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
 
 LOG_FILE = "run_instance.log"
 
 
 @dataclass(frozen=True)
-class ContextOptions:
-    """What a worker needs to rebuild the run's EvalContext (paths must exist on every node)."""
-
-    run_id: str
-    repos_dir: Path | None
-    recipes_dir: Path | None
-    no_sandbox: bool
-    strict: bool
-    allow_clone: bool
-    use_cache: bool
-    python_fallback: str
-    backend: str
-    keep_workspaces: bool
-    limits: object  # issuebench.sandbox.Limits
-    offline: bool = False
-
-    @classmethod
-    def of(cls, ctx: EvalContext) -> ContextOptions:
-        return cls(run_id=ctx.layout.run_id, repos_dir=ctx.repos_dir, recipes_dir=ctx.recipes_dir,
-                   no_sandbox=getattr(ctx.sandbox, "name", "") == "none", strict=ctx.strict,
-                   allow_clone=ctx.allow_clone, use_cache=ctx.use_cache,
-                   python_fallback=getattr(ctx.env_builder, "python_fallback", "error"),
-                   backend=ctx.backend, keep_workspaces=ctx.keep_workspace, limits=ctx.limits,
-                   offline=bool(getattr(ctx.env_builder, "offline", False)))
-
-
-@dataclass(frozen=True)
 class EvalRecord:
     task: Task
     prediction: Prediction
-    options: ContextOptions
+    options: EvalOptions  # the run's own, whole: the worker makes its context from it as the driver did
     previous_result: str | None = None  # the driver's result.json for this instance, if any
 
 
@@ -69,26 +42,19 @@ class EvalOutcome:
 
 
 # One context per worker process and run: the sandbox check and env builder are made once.
-# Keyed by the options' pickle (Limits is a plain, unhashable dataclass).
-_CONTEXTS: dict[bytes, EvalContext] = {}
+_CONTEXTS: dict[EvalOptions, EvalContext] = {}
 
 
-def worker_context(options: ContextOptions) -> EvalContext:
-    """The run's EvalContext rebuilt on a worker, once per process (agent and synth may reuse it)."""
-    key = pickle.dumps(options)
-    ctx = _CONTEXTS.get(key)
+def worker_context(options: EvalOptions) -> EvalContext:
+    """The run's EvalContext made on a worker from the driver's options, once per process (agent
+    and synth may reuse it). Only where artifacts go differs: a scratch folder the driver reads back."""
+    ctx = _CONTEXTS.get(options)
     if ctx is None:
-        from issuebench.harness.run import build_context
+        from issuebench.harness.context import build_context
 
         scratch = Path(tempfile.mkdtemp(prefix="issuebench-worker-"))
-        extra = {"offline": True} if options.offline else {}
-        ctx = build_context(output_dir=scratch, run_id=options.run_id, repos_dir=options.repos_dir,
-                            recipes_dir=options.recipes_dir, no_sandbox=options.no_sandbox,
-                            strict=options.strict, allow_clone=options.allow_clone, use_cache=options.use_cache,
-                            python_fallback=options.python_fallback, backend=options.backend,
-                            keep_workspaces=options.keep_workspaces, **extra)
-        ctx = replace(ctx, limits=options.limits)
-        _CONTEXTS[key] = ctx
+        ctx = build_context(replace(options, output_dir=scratch))
+        _CONTEXTS[options] = ctx
     return ctx
 
 
@@ -135,7 +101,7 @@ def _lost_report(record: EvalRecord, failure: Failure) -> InstanceReport:
 def evaluate_remotely(executor: Executor, jobs: Iterable[tuple[Task, Prediction]],
                       ctx: EvalContext) -> Iterator[tuple[tuple[Task, Prediction], InstanceReport]]:
     """Driver side of a remote eval: ship, stream back, write. Yields (job, report) as they arrive."""
-    options = ContextOptions.of(ctx)
+    options = ctx.options
     records: list[EvalRecord] = []
     for task, pred in jobs:
         previous = ctx.layout.instance_dir(pred.model_name_or_path, task.instance_id) / artifacts.RESULT_FILE

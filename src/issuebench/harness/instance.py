@@ -15,6 +15,7 @@ from issuebench import HARNESS_VERSION
 from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards, tests_fallback, verdict
+from issuebench.harness.context import EvalContext
 from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.numerics import with_common_numerics
 from issuebench.harness.repos import find_repo
@@ -44,27 +45,6 @@ SANDBOX_STATUS = {
     "file_limit": InstanceStatus.FILE_LIMIT,
     "sandbox_failed": InstanceStatus.SANDBOX_FAILED,
 }
-
-
-@dataclass
-class EvalContext:
-    """Everything an instance needs from the run, built once by run_evaluation."""
-
-    layout: artifacts.RunLayout
-    sandbox: object  # issuebench.sandbox.Sandbox
-    env_builder: object  # issuebench.envs.EnvBuilder
-    limits: object  # issuebench.sandbox.Limits
-    repos_dir: Path | None = None
-    recipes_dir: Path | None = None
-    strict: bool = False
-    allow_clone: bool = True
-    use_cache: bool = True
-    keep_workspace: bool = False
-    backend: str = "local"
-    workspaces_dir: Path | None = None
-    # When a task's recipe is missing or fails to build: set up its repository version instead
-    # (issuebench.setup.fallback; remembered per version, said in the result's notes).
-    setup_fallback: bool = False
 
 
 @dataclass

@@ -53,29 +53,6 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def build_context(*, output_dir: Path, run_id: str, timeout: float = 1800.0, repos_dir: Path | None = None,
-                  recipes_dir: Path | None = None, no_sandbox: bool = False, strict: bool = False,
-                  allow_clone: bool = True, use_cache: bool = True, python_fallback: str = "error",
-                  memory_mb: int | None = None, backend: str = "local",
-                  keep_workspaces: bool = False, offline: bool = False, setup_fallback: bool = False) -> EvalContext:
-    """Everything a run shares. Raises MissingSystemPiece once, before any instance starts.
-
-    offline: no network at all, neither clones nor package downloads (uv's cache only)."""
-    from issuebench.envs import EnvBuilder
-    from issuebench.harness.workspace import sweep_stale_workspaces
-    from issuebench.sandbox import Limits, get_sandbox
-
-    # The docker backend runs tests in the reference's images; no local sandbox is needed then.
-    sandbox = get_sandbox(no_sandbox=no_sandbox or backend == "docker")
-    sweep_stale_workspaces()  # what a killed run left behind
-    limits = Limits(timeout=timeout) if memory_mb is None else Limits(timeout=timeout, memory_mb=memory_mb)
-    builder = EnvBuilder(sandbox=sandbox, python_fallback=python_fallback, offline=offline)
-    return EvalContext(layout=RunLayout(Path(output_dir), run_id), sandbox=sandbox, env_builder=builder,
-                       limits=limits, repos_dir=repos_dir, recipes_dir=recipes_dir, strict=strict,
-                       allow_clone=allow_clone and not offline, use_cache=use_cache, backend=backend,
-                       keep_workspace=keep_workspaces, setup_fallback=setup_fallback)
-
-
 def _guarded(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
     """An instance that crashes the harness still gets a status and a reason; the run goes on."""
     try:

@@ -25,6 +25,7 @@ from issuebench.infer.repo_files import read_paths
 from issuebench.infer.retrieval import Retrieved, get_retriever
 from issuebench.llm import Model, ModelAPIError
 from issuebench.models import Task
+from issuebench.predictions_file import PredictionsFile
 
 CANDIDATES = 50          # files ranked before the token budget picks what fits
 READMES = ("README.md", "README.rst", "README.txt", "README")
@@ -112,12 +113,14 @@ def run_infer(tasks: Iterable[Task], model: Model | None, output: Path, cfg: Inf
               on_result: Callable[[dict[str, Any]], None] | None = None) -> InferResult:
     output = Path(output)
     (output / "prompts").mkdir(parents=True, exist_ok=True)
-    preds_path, text_path = output / "preds.jsonl", output / "text.jsonl"
+    preds, text_path = PredictionsFile(output / "preds.jsonl"), output / "text.jsonl"
     result = InferResult(output)
-    done = _ids(preds_path) if resume and model is not None else set()
+    done = preds.ids() if resume and model is not None else set()
     tasks = list(tasks)
     todo = [t for t in tasks if t.instance_id not in done]
     result.skipped = [t.instance_id for t in tasks if t.instance_id in done]
+    if model is not None:  # one row per instance: those asked again lose their old one (--no-resume)
+        preds.make_room(t.instance_id for t in todo)
     lock = threading.Lock()
     if write_text and not resume:
         text_path.unlink(missing_ok=True)
@@ -127,7 +130,7 @@ def run_infer(tasks: Iterable[Task], model: Model | None, output: Path, cfg: Inf
         write_json(output / "prompts" / f"{task.instance_id.replace('/', '__')}.json", rec)
         with lock:
             if rec.get("status") == "predicted":
-                _append(preds_path, prediction_row(rec))
+                preds.append(prediction_row(rec))
             if write_text and "text" in rec and task.instance_id not in have_text:
                 _append(text_path, text_row(task, rec))
 

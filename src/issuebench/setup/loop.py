@@ -162,9 +162,11 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                               tests_run=len(run.counted), tests_passed=run.passed, judged_on=judged_on,
                               spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
             attempts.append(attempt)
-            if run.stage == "test" and (best is None or run.passed > best[0].passed):
-                best = (run, plan)
             accepted = run.stage == "test" and run.passed > 0 and run.ratio() >= threshold
+            # The result is the accepted attempt's; short of one, the attempt that passed most. An
+            # earlier attempt may have passed more tests and still been rejected (a lower share).
+            if accepted or (run.stage == "test" and (best is None or run.passed > best[0].passed)):
+                best = (run, plan)
             runner.say(f"attempt {iteration}: {'accepted' if accepted else run.stage} "
                        f"({run.passed}/{len(run.counted)} passed{', ' + judged_on if judged_on else ''})")
             if accepted:

@@ -29,13 +29,14 @@ def run_test_strength(tasks: list[Task], *, output_dir: Path, repos_dir: Path | 
                       timeout: float = 1800.0, mutants: int = 10, workers: int = 1,
                       python_fallback: str = "error", on_result=None) -> list[TaskStrength]:
     from issuebench.demo import DEMO_OWNER, demo_repos_dir
-    from issuebench.harness import build_context
+    from issuebench.harness import EvalOptions, build_context
 
     if tasks and all(t.repo.partition("/")[0] == DEMO_OWNER for t in tasks):
         repos_dir = repos_dir or demo_repos_dir()
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
-    ctx = build_context(output_dir=output_dir, run_id="test-strength", timeout=timeout, repos_dir=repos_dir,
-                        no_sandbox=no_sandbox, python_fallback=python_fallback)
+    ctx = build_context(EvalOptions(output_dir=output_dir, run_id="test-strength", timeout=timeout,
+                                    repos_dir=repos_dir, no_sandbox=no_sandbox,
+                                    python_fallback=python_fallback))
     return measure_tasks(tasks, ctx, limit=mutants, workers=workers, on_result=on_result)
 
 

@@ -1,0 +1,34 @@
+"""A run's options: one frozen object, built once by the command, from which every context is made.
+
+The driver and each executor worker turn the same EvalOptions into an EvalContext with
+harness.context.build_context, so an option cannot reach one and miss the other: a worker gets
+the object itself, never a copy of some of its fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Everything a run is asked to do, as the user gave it (paths must exist on every node)."""
+
+    output_dir: Path
+    run_id: str
+    timeout: float = 1800.0  # seconds the tests of one instance may run
+    repos_dir: Path | None = None
+    recipes_dir: Path | None = None
+    no_sandbox: bool = False
+    strict: bool = False  # XFAIL/SKIPPED count as FAIL_TO_PASS failures
+    allow_clone: bool = True
+    use_cache: bool = True
+    python_fallback: str = "error"  # error | nearest
+    memory_mb: int | None = None  # None: the sandbox's default limit
+    backend: str = "local"  # local | docker
+    keep_workspaces: bool = False
+    offline: bool = False  # no network at all, neither clones nor package downloads (uv's cache only)
+    # When a task's recipe is missing or fails to build: set up its repository version instead
+    # (issuebench.setup.fallback; remembered per version, said in the result's notes).
+    setup_fallback: bool = False
