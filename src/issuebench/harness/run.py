@@ -11,12 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from issuebench.harness.artifacts import (
-    RESULT_FILE,
-    RunLayout,
-    discard_instance_result,
-    write_instance_result,
-)
+from issuebench.harness import staging
+from issuebench.harness.artifacts import RESULT_FILE, RunLayout, finish_instance, write_text_atomic
 from issuebench.harness.instance import EvalContext, evaluate_instance
 from issuebench.harness.summary import write_summary
 from issuebench.interrupts import StopFlag, kill_descendants, working_for
@@ -84,10 +80,15 @@ def _guarded(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceRe
         report = InstanceReport(instance_id=task.instance_id, model_name_or_path=prediction.model_name_or_path,
                                 status=InstanceStatus.ERROR, repo=task.repo,
                                 reason=f"harness error: {type(exc).__name__}: {exc}")
+        final = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
         try:
-            write_instance_result(ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id), report)
+            work = staging.open_staging(final)
+            write_text_atomic(work / "patch.diff", prediction.model_patch or "")
+            finish_instance(work, final, report)
         except OSError:
             pass
+        finally:
+            staging.drop_staging(final)
         return report
 
 
@@ -100,8 +101,8 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
     `executor` (issuebench.executors.get_executor): None or local runs here in threads; ray ships
     each instance to a worker and writes what comes back.
 
-    Raises RunInterrupted on Ctrl-C: finished instances stay on disk, no summary is written, and a
-    rerun with the same run id picks up where this one stopped.
+    Raises RunInterrupted on Ctrl-C: finished instances stay on disk, those in flight leave no
+    folder, no summary is written, and a rerun with the same run id picks up where this one stopped.
     """
     tasks = list(tasks)
     by_id = {t.instance_id: t for t in tasks}
@@ -109,6 +110,8 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
     models: dict[str, list[Prediction]] = {}
     for p in predictions:
         models.setdefault(p.model_name_or_path, []).append(p)
+    for model in models:  # what a crashed run of this run id left
+        staging.sweep(ctx.layout.model_dir(model))
     earlier = {m: _earlier_results(ctx.layout, m, [p.instance_id for p in preds]) for m, preds in models.items()}
 
     def inst_dir(job: tuple[Task, Prediction]) -> Path:
@@ -124,7 +127,7 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
             finished = run_jobs(jobs, lambda job: _guarded(job[0], job[1], ctx),
                                 workers=workers or default_workers(),
                                 on_done=(lambda _job, report: on_result(report)) if on_result else None,
-                                discard=lambda job: discard_instance_result(inst_dir(job)))
+                                discard=lambda job: staging.drop_staging(inst_dir(job)))
         except RunInterrupted as stop:
             _forget_env_failures(ctx, since=stop.at - _SIGNAL_SLACK)
             raise
@@ -151,7 +154,7 @@ def _earlier_results(layout: RunLayout, model: str, ids: list[str]) -> tuple[int
     if not model_dir.is_dir():
         return 0, []
     wanted = set(ids)
-    held = sorted(d.name for d in model_dir.iterdir() if (d / RESULT_FILE).is_file())
+    held = sorted(d.name for d in model_dir.iterdir() if not staging.hidden(d) and (d / RESULT_FILE).is_file())
     return sum(i in wanted for i in held), [i for i in held if i not in wanted]
 
 
