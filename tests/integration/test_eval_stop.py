@@ -1,10 +1,12 @@
-"""Stopping a real `issuebench eval` leaves no folder of an instance in flight, and keeps what an
-earlier run finished."""
+"""Stopping a real `issuebench eval` (SIGINT, SIGTERM, SIGHUP from a closed terminal) leaves no
+folder of an instance in flight, and keeps what an earlier run finished."""
 
 from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -96,7 +98,7 @@ def assert_nothing_of_the_instance_in_flight(out: Path, blocked: str, pid: int, 
     assert f"regraded {kept} log(s)" in regrade.stdout and f"{kept} resolved" in regrade.stdout
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130)])
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_stopped_run_leaves_no_folder_of_the_instance_in_flight(tmp_path, signum, status):
     tasks, blocked, preds = eleven_of_twelve(tmp_path)
     out = tmp_path / "out"
@@ -115,7 +117,44 @@ def test_a_stopped_run_leaves_no_folder_of_the_instance_in_flight(tmp_path, sign
     assert "Traceback" not in err
     said = [line for line in err.splitlines() if "interrupted" in line]
     assert len(said) == 1 and "rerun to resume" in said[0] and "1 in flight discarded" in said[0], err
+    if signum == signal.SIGTERM:
+        assert "on SIGTERM" in said[0]
     assert_nothing_of_the_instance_in_flight(out, blocked, proc.pid, kept=len(tasks) - 1)
+
+
+def test_closing_the_terminal_stops_the_run_as_ctrl_c_does(tmp_path):
+    """The terminal goes away (SIGHUP from the kernel, and the line can no longer be printed)."""
+    tasks, blocked, preds = eleven_of_twelve(tmp_path)
+    out = tmp_path / "out"
+    cmd = eval_cmd(out, preds)
+    pid, terminal = pty.fork()  # the child leads a session whose controlling terminal is the pty
+    if pid == 0:
+        try:
+            os.execve(cmd[0], cmd, ENV)
+        finally:
+            os._exit(127)
+    try:
+        def drain() -> bool:  # read what eval draws, so that it never blocks on a full terminal
+            while select.select([terminal], [], [], 0)[0]:
+                try:
+                    if not os.read(terminal, 65536):
+                        break
+                except OSError:
+                    break
+            return os.waitpid(pid, os.WNOHANG) == (0, 0)
+
+        wait_until(lambda: len(results(model_dir(out))) == len(tasks) - 1 and sandbox_running(pid), drain,
+                   what="11 results and the sandbox")
+    finally:
+        os.close(terminal)  # the terminal is closed: the kernel sends SIGHUP to the session
+    deadline = time.monotonic() + 90
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0:
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            pytest.fail("eval did not stop after its terminal closed")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(done[1]) == 129
+    assert_nothing_of_the_instance_in_flight(out, blocked, pid, kept=len(tasks) - 1)
 
 
 def test_an_interrupted_rerun_keeps_the_result_the_earlier_run_finished(tmp_path):
@@ -139,3 +178,41 @@ def test_an_interrupted_rerun_keeps_the_result_the_earlier_run_finished(tmp_path
     assert proc.returncode == 130, err
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert hidden(model_dir(out)) == []
+
+
+def test_a_run_started_with_nohup_survives_its_terminal_closing(tmp_path):
+    _tasks, _blocked, preds = eleven_of_twelve(tmp_path)
+    proc = subprocess.Popen(["nohup", *eval_cmd(tmp_path / "out", preds)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, env=ENV)
+    wait_until(lambda: sandbox_running(proc.pid), lambda: proc.poll() is None, what="the sandbox")
+    os.killpg(proc.pid, signal.SIGHUP)
+    time.sleep(1)
+    assert proc.poll() is None  # SIGHUP ignored by nohup stays ignored
+    os.killpg(proc.pid, signal.SIGINT)
+    _out, err = stop_group(proc)
+    assert proc.returncode == 130, err
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether the process has a handler for `signum` (SigCgt in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) & (1 << (signum - 1)))
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_stopped_while_the_command_is_still_importing(tmp_path, signum, status):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(eval_cmd(out, "gold"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=ENV)
+    # The command's first lines set up SIGHUP: from then on it imports the CLI, which takes a while.
+    wait_until(lambda: _catches(proc.pid, signal.SIGHUP), lambda: proc.poll() is None, timeout=30,
+               what="the entry point's signal set-up")
+    os.kill(proc.pid, signum)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == status, stderr
+    assert stderr == "interrupted\n" and stdout == ""
+    assert not out.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -13,12 +14,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from issuebench.cli.common import (
-    EXIT_INTERRUPTED,
     check_choice,
     check_positive,
     console,
     err_console,
     friendly_errors,
+    say_interrupted,
 )
 from issuebench.cli.eval_view import print_result, status_text
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
@@ -97,9 +98,8 @@ def eval_command(
         with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
             result = _run(tasks, preds, ctx, workers, on_result, pool)
     except RunInterrupted as stop:
-        err_console.print(f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) kept, "
-                          f"{stop.discarded} in flight discarded)", highlight=False)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise say_interrupted(stop, f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) "
+                              f"kept, {stop.discarded} in flight discarded{_by_signal(stop)})") from None
     for model in result.models:
         if model.earlier_results:
             err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
@@ -117,6 +117,16 @@ def eval_command(
         found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
         for line in lines(found, {m.model: len(m.reports) for m in result.models}):
             console.print(line, highlight=False, markup=False)
+
+
+def _by_signal(stop: BaseException) -> str:
+    """`, on SIGHUP` for a stop that was not Ctrl-C."""
+    import signal
+
+    from issuebench.interrupts import signal_of
+
+    signum = signal_of(stop)
+    return "" if signum == signal.SIGINT else f", on {signal.Signals(signum).name}"
 
 
 def _run(tasks, preds, ctx, workers, on_result, executor=None):  # -> EvaluationResult
@@ -196,9 +206,14 @@ def _progress(total: int) -> Iterator[Callable[[InstanceReport], None]]:
     if console.is_terminal:
         bar_view = Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             TextColumn("{task.description}"), console=console, transient=True)
-        with bar_view:
+        bar_view.start()
+        try:
             bar = bar_view.add_task("", total=total)
             yield lambda r: bar_view.update(bar, advance=1, description=f"{r.instance_id}: {status_text(r.status)}")
+        finally:
+            # A closed terminal (SIGHUP) fails the bar's last refresh: that must not hide the interrupt.
+            with contextlib.suppress(OSError):
+                bar_view.stop()
         return
     done = 0
 

@@ -172,9 +172,11 @@ def run_remote(executor: Executor, jobs: list[tuple[Task, Prediction]], ctx: Eva
             finished.append((job, report))
             if on_result:
                 on_result(report)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         from issuebench.harness.run import RunInterrupted
+        from issuebench.interrupts import signal_of
 
         in_flight = min(executor.workers, len(jobs) - len(finished))
-        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time()) from None
+        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time(),
+                             signum=signal_of(stop)) from None
     return finished

@@ -15,7 +15,7 @@ from issuebench.harness import staging
 from issuebench.harness.artifacts import RESULT_FILE, RunLayout, finish_instance, write_text_atomic
 from issuebench.harness.instance import EvalContext, evaluate_instance
 from issuebench.harness.summary import write_summary
-from issuebench.interrupts import StopFlag, kill_descendants, working_for
+from issuebench.interrupts import StopFlag, kill_descendants, signal_of, stop_signals_held, working_for
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
 
 if TYPE_CHECKING:
@@ -101,8 +101,9 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
     `executor` (issuebench.executors.get_executor): None or local runs here in threads; ray ships
     each instance to a worker and writes what comes back.
 
-    Raises RunInterrupted on Ctrl-C: finished instances stay on disk, those in flight leave no
-    folder, no summary is written, and a rerun with the same run id picks up where this one stopped.
+    Raises RunInterrupted on Ctrl-C (or SIGHUP, SIGTERM: interrupts.raise_on_stop_signals):
+    finished instances stay on disk, those in flight leave no folder, no summary is written, and
+    a rerun with the same run id picks up where this one stopped.
     """
     tasks = list(tasks)
     by_id = {t.instance_id: t for t in tasks}
@@ -180,16 +181,17 @@ def _forget_env_failures(ctx: EvalContext, *, since: float) -> None:
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped the run: `kept` instances had finished, `discarded` were in flight.
+    """Ctrl-C (or `signum`) stopped the run: `kept` instances had finished, `discarded` were in flight.
 
     A KeyboardInterrupt still, so that whatever does not handle it stops as Ctrl-C would."""
 
-    def __init__(self, kept: int, discarded: int, at: float) -> None:
+    def __init__(self, kept: int, discarded: int, at: float, signum: int = signal.SIGINT) -> None:
         super().__init__(f"interrupted; rerun to resume ({kept} finished instance(s) kept, "
                          f"{discarded} in flight discarded)")
         self.kept = kept
         self.discarded = discarded
         self.at = at  # when the run noticed the interrupt (time.time())
+        self.signum = int(signum)  # read by interrupts.exit_status
 
 
 def run_jobs(jobs: Sequence[J], work: Callable[[J], R], *, workers: int,
@@ -217,38 +219,27 @@ def run_jobs(jobs: Sequence[J], work: Callable[[J], R], *, workers: int,
             finished.append((futures[future], future.result()))
             if on_done:
                 on_done(*finished[-1])
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         at = time.time()
-        in_flight = _stop_jobs(pool, flag, [f for f in futures if f not in collected])
-        for future in in_flight:
-            if discard:
-                discard(futures[future])
-        raise RunInterrupted(kept=len(finished), discarded=len(in_flight), at=at) from None
+        with stop_signals_held():  # a second Ctrl-C (or the SIGHUP after it) must not cut the clean-up short
+            in_flight = _stop_jobs(pool, flag, [f for f in futures if f not in collected])
+            for future in in_flight:
+                if discard:
+                    discard(futures[future])
+        raise RunInterrupted(kept=len(finished), discarded=len(in_flight), at=at, signum=signal_of(stop)) from None
     pool.shutdown(wait=True)
     return finished
 
 
 def _stop_jobs(pool: ThreadPoolExecutor, flag: StopFlag, pending: list[Future]) -> list[Future]:
     """Stop recording, drop what has not started, kill what runs; return the jobs that were running."""
-    previous = _ignore_sigint()  # a second Ctrl-C must not cut the clean-up short
-    try:
-        flag.stop()
-        in_flight = [f for f in pending if not f.cancel()]
-        # A job's thread may start its next step (a git, a uv, a sandbox) after a kill: keep killing
-        # until every one has returned. Each step fails at once when its process dies.
-        while in_flight:
-            kill_descendants()
-            if not wait(in_flight, timeout=0.2).not_done:
-                break
-        pool.shutdown(wait=True)
-        return in_flight
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-
-
-def _ignore_sigint():  # -> the previous handler, or None off the main thread
-    try:
-        return signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:
-        return None
+    flag.stop()
+    in_flight = [f for f in pending if not f.cancel()]
+    # A job's thread may start its next step (a git, a uv, a sandbox) after a kill: keep killing
+    # until every one has returned. Each step fails at once when its process dies.
+    while in_flight:
+        kill_descendants()
+        if not wait(in_flight, timeout=0.2).not_done:
+            break
+    pool.shutdown(wait=True)
+    return in_flight
