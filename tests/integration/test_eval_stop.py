@@ -1,5 +1,5 @@
-"""Stopping a real `issuebench eval` (SIGINT, SIGTERM, SIGHUP from a closed terminal) leaves no
-folder of an instance in flight, and keeps what an earlier run finished."""
+"""Stopping a real `issuebench eval` (SIGINT, SIGTERM, SIGHUP from a closed terminal, SIGKILL) leaves
+no folder of an instance in flight, keeps what an earlier run finished, and one eval runs a run id."""
 
 from __future__ import annotations
 
@@ -87,6 +87,7 @@ def assert_nothing_of_the_instance_in_flight(out: Path, blocked: str, pid: int, 
     assert hidden(folder) == []
     assert list(results(folder).values()) == ["resolved"] * kept
     assert workspaces_of(pid) == []  # every workspace of the stopped run was removed
+    assert not (out / "logs/run_evaluation/r/.lock").exists()  # released and removed
     # report and regrade see the finished instances, and nothing else.
     report = subprocess.run([sys.executable, "-m", "issuebench", "report", str(folder.parent), "-f", "json"],
                             capture_output=True, text=True, timeout=120)
@@ -178,6 +179,47 @@ def test_an_interrupted_rerun_keeps_the_result_the_earlier_run_finished(tmp_path
     assert proc.returncode == 130, err
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     assert hidden(model_dir(out)) == []
+
+
+def test_one_eval_per_run_a_second_stops_at_once_and_a_crash_releases_the_lock(tmp_path):
+    tasks, blocked, preds = eleven_of_twelve(tmp_path)
+    out = tmp_path / "out"
+    first = subprocess.Popen(eval_cmd(out, preds), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, env=ENV)
+    try:
+        wait_until(lambda: len(results(model_dir(out))) == len(tasks) - 1 and sandbox_running(first.pid),
+                   lambda: first.poll() is None, what="11 results and the sandbox")
+        started = time.monotonic()
+        second = subprocess.run(eval_cmd(out, "gold"), capture_output=True, text=True, timeout=120, env=ENV)
+        assert time.monotonic() - started < 30
+        assert second.returncode == 2, second.stderr
+        error = [line for line in second.stderr.splitlines() if line.startswith("error:")]
+        assert len(error) == 1, second.stderr
+        assert "run r " in error[0] and f"pid {first.pid}" in error[0] and "issuebench eval" in error[0]
+        assert "Traceback" not in second.stderr
+        assert len(results(model_dir(out))) == len(tasks) - 1  # the second one wrote nothing
+    finally:
+        left = descendants(first.pid)
+        os.killpg(first.pid, signal.SIGKILL)  # a crash: no clean-up runs
+        first.wait(timeout=60)
+        for pid in left:  # the sandboxes this test's eval started, in their own sessions
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    folder = model_dir(out)
+    assert not (folder / blocked).exists()
+    assert hidden(folder) == [f".{blocked}.partial"]  # the crash's half instance, hidden from readers
+    report = subprocess.run([sys.executable, "-m", "issuebench", "report", str(folder.parent), "-f", "json"],
+                            capture_output=True, text=True, timeout=120)
+    assert json.loads(report.stdout)["systems"][0]["status_counts"] == {"resolved": len(tasks) - 1}
+
+    # The lock died with its process: the next eval of the run runs, and sweeps what the crash left.
+    write_predictions(preds, tasks, tasks[0].patch)
+    third = subprocess.run(eval_cmd(out, preds), capture_output=True, text=True, timeout=300, env=ENV)
+    assert third.returncode == 0, third.stderr
+    assert json.loads((out / "m.r.json").read_text())["resolved_instances"] == len(tasks)
+    assert hidden(folder) == []
 
 
 def test_a_run_started_with_nohup_survives_its_terminal_closing(tmp_path):

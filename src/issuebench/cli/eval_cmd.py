@@ -70,7 +70,9 @@ def eval_command(
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
     from issuebench.harness import build_context
+    from issuebench.harness.artifacts import RunLayout
     from issuebench.harness.run import RunInterrupted
+    from issuebench.harness.run_lock import run_locked
 
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
@@ -88,35 +90,37 @@ def eval_command(
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if backend == "docker":
         _require_docker_engine()
-    ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
-                        no_sandbox=no_sandbox, strict=strict, offline=offline,
-                        use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
-                        setup_fallback=setup_fallback)
-    if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
-        err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
-    try:
-        with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
-            result = _run(tasks, preds, ctx, workers, on_result, pool)
-    except RunInterrupted as stop:
-        raise say_interrupted(stop, f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) "
-                              f"kept, {stop.discarded} in flight discarded{_by_signal(stop)})") from None
-    for model in result.models:
-        if model.earlier_results:
-            err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
-                              "instance(s); each was reused only if nothing that changes a verdict changed",
-                              highlight=False)
-        if model.other_instances:
-            err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
-                              f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
-                              f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
-                              "leave them out", highlight=False)
-    print_result(console, result)
-    if wider_tests is not None:
-        from issuebench.strength.post import after_eval, lines
+    # One process per run folder, from here to the end (RunLocked, exit 2, when another holds it).
+    with run_locked(RunLayout(output, run_id)):
+        ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
+                            no_sandbox=no_sandbox, strict=strict, offline=offline,
+                            use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                            setup_fallback=setup_fallback)
+        if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
+            err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
+        try:
+            with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
+                result = _run(tasks, preds, ctx, workers, on_result, pool)
+        except RunInterrupted as stop:
+            raise say_interrupted(stop, f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) "
+                                  f"kept, {stop.discarded} in flight discarded{_by_signal(stop)})") from None
+        for model in result.models:
+            if model.earlier_results:
+                err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
+                                  "instance(s); each was reused only if nothing that changes a verdict changed",
+                                  highlight=False)
+            if model.other_instances:
+                err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
+                                  f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
+                                  f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
+                                  "leave them out", highlight=False)
+        print_result(console, result)
+        if wider_tests is not None:
+            from issuebench.strength.post import after_eval, lines
 
-        found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
-        for line in lines(found, {m.model: len(m.reports) for m in result.models}):
-            console.print(line, highlight=False, markup=False)
+            found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
+            for line in lines(found, {m.model: len(m.reports) for m in result.models}):
+                console.print(line, highlight=False, markup=False)
 
 
 def _by_signal(stop: BaseException) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 from issuebench.harness import staging
 from issuebench.harness.artifacts import RESULT_FILE, RunLayout, finish_instance, write_text_atomic
 from issuebench.harness.instance import EvalContext, evaluate_instance
+from issuebench.harness.run_lock import run_locked
 from issuebench.harness.summary import write_summary
 from issuebench.interrupts import StopFlag, kill_descendants, signal_of, stop_signals_held, working_for
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
@@ -104,14 +105,24 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
     Raises RunInterrupted on Ctrl-C (or SIGHUP, SIGTERM: interrupts.raise_on_stop_signals):
     finished instances stay on disk, those in flight leave no folder, no summary is written, and
     a rerun with the same run id picks up where this one stopped.
+
+    Holds the run folder's lock throughout (run_lock): raises RunLocked at once when another
+    process is evaluating the same run.
     """
+    with run_locked(ctx.layout):
+        return _run_evaluation(tasks, predictions, ctx, workers=workers, on_result=on_result, executor=executor)
+
+
+def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx: EvalContext, *,
+                    workers: int | None, on_result: Callable[[InstanceReport], None] | None,
+                    executor: Executor | None) -> EvaluationResult:
     tasks = list(tasks)
     by_id = {t.instance_id: t for t in tasks}
     predictions = [p for p in predictions if p.instance_id in by_id]
     models: dict[str, list[Prediction]] = {}
     for p in predictions:
         models.setdefault(p.model_name_or_path, []).append(p)
-    for model in models:  # what a crashed run of this run id left
+    for model in models:  # what a crashed run of this run id left (the lock makes this run its only writer)
         staging.sweep(ctx.layout.model_dir(model))
     earlier = {m: _earlier_results(ctx.layout, m, [p.instance_id for p in preds]) for m, preds in models.items()}
 
