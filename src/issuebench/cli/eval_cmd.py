@@ -61,6 +61,9 @@ def eval_command(
                                         "in the result)."),
     offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
                                  "packages only from the local cache."),
+    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
+                                             "the selected tasks' recipes need and this machine lacks (apt-get, as "
+                                             "root) before running; without it, eval stops and names them."),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
     wider_tests: str = typer.Option(None, "--wider-tests", help="covering | modules | suite: after the run, "
                                     "run each resolved prediction's other tests of the changed code under gold and "
@@ -73,6 +76,7 @@ def eval_command(
     from issuebench.harness.artifacts import RunLayout
     from issuebench.harness.run import RunInterrupted
     from issuebench.harness.run_lock import run_locked
+    from issuebench.harness.system_check import require_system_packages
 
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
@@ -90,6 +94,8 @@ def eval_command(
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if backend == "docker":
         _require_docker_engine()
+    else:  # the reference's images bring their own libraries
+        require_system_packages(tasks, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
     # One process per run folder, from here to the end (RunLocked, exit 2, when another holds it).
     with run_locked(RunLayout(output, run_id)):
         ctx = build_context(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos, recipes_dir=recipes,
