@@ -5,6 +5,10 @@ place that records a verdict (a result.json, an entry of the shared result cache
 failed environment build) writes inside `may_record()`: once the driver has stopped the flag,
 nothing more is recorded, so a verdict the interrupt caused (a git or uv killed halfway, a test
 run cut short) can never be reused by the next run.
+
+SIGHUP (the terminal closed) and SIGTERM (a CI job cancelled, `kill`) stop a run as Ctrl-C does:
+`raise_on_stop_signals` makes them raise `StopSignal`, a KeyboardInterrupt, so every clean-up
+written for Ctrl-C runs for them too; the exit status is 128 + the signal's number.
 """
 
 from __future__ import annotations
@@ -15,6 +19,58 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+# The signals that stop a command cleanly. SIGINT already raises KeyboardInterrupt in Python.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+
+class StopSignal(KeyboardInterrupt):
+    """SIGHUP or SIGTERM, raised where Ctrl-C would raise KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        self.signum = signum
+
+
+def signal_of(exc: BaseException) -> int:
+    """The signal that raised this interrupt (SIGINT for a plain KeyboardInterrupt)."""
+    return int(getattr(exc, "signum", signal.SIGINT))
+
+
+def exit_status(exc: BaseException) -> int:
+    """What a shell reports for a process the signal stopped: 130 for Ctrl-C, 129 for SIGHUP, 143 for SIGTERM."""
+    return 128 + signal_of(exc)
+
+
+def _raise_stop(signum: int, _frame: object) -> None:
+    raise StopSignal(signum)
+
+
+def raise_on_stop_signals() -> None:
+    """From now on SIGHUP and SIGTERM raise StopSignal in the main thread.
+
+    A signal ignored when the process started stays ignored: `nohup issuebench eval ...` must
+    survive its terminal closing."""
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _raise_stop)
+
+
+@contextlib.contextmanager
+def stop_signals_held() -> Iterator[None]:
+    """Ignore the stop signals while a clean-up runs: a second Ctrl-C (or the SIGHUP that follows
+    a closed terminal's SIGINT) must not cut it short. A no-op off the main thread."""
+    previous: dict[int, object] = {}
+    try:
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, signal.SIG_IGN)
+    except ValueError:  # signal.signal works only in the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
 
 
 class StopFlag:

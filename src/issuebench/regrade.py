@@ -15,6 +15,10 @@ Which log is which, and how each is read:
   "Failed to reset task environment" and the need for an "applied patch" line; the log after
   the last `>>>>> Applied Patch (pred)` is parsed whole.
 
+A folder of ours without result.json is an instance an interrupted run never finished (its log
+may be cut, or hold what a killed test run printed): it is no verdict, so it is left out and named
+(`RegradeResult.unfinished`), as hidden folders (an instance being written) always are.
+
 The grading rule "auto" reproduces each log's own harness: "current" for ours, "swebench-4"
 for reference logs with markers, "swebench-2" for reference logs without (see grading.py).
 Reference logs are parsed with the parser the reference used for the repository, in the form
@@ -90,6 +94,7 @@ class RegradeResult:
     reports: list[InstanceReport] = field(default_factory=list)
     summaries: list[Path] = field(default_factory=list)
     output_dir: Path | None = None
+    unfinished: list[str] = field(default_factory=list)  # ids of folders that are no verdict, left out
 
 
 def repo_from_instance_id(instance_id: str) -> str:
@@ -105,6 +110,8 @@ def find_logs(logs_dir: Path, *, exclude: Path | None = None) -> list[FoundLog]:
         if excluded is not None and path.resolve().is_relative_to(excluded):
             continue
         parts = path.relative_to(logs_dir).parts
+        if any(part.startswith(".") for part in parts[:-1]):  # an instance being written (harness.staging)
+            continue
         run_id = model = None
         if "run_evaluation" in parts:
             at = len(parts) - 1 - parts[::-1].index("run_evaluation")
@@ -281,9 +288,14 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
     if not logs:
         raise IssuebenchError(f"{logs_dir}: no {TEST_OUTPUT_FILE} found in any folder below it",
                               hint="point --logs at a run folder (logs/run_evaluation/...) or a folder of instance folders")
+    from issuebench.harness.staging import unfinished
+
     result = RegradeResult(output_dir=output_dir)
     groups: dict[tuple[str, str], list[InstanceReport]] = {}
     for log in logs:
+        if unfinished(log.instance_dir):
+            result.unfinished.append(log.instance_id)
+            continue
         task = by_id.get(log.instance_id)
         if task is None:
             report = InstanceReport(instance_id=log.instance_id, model_name_or_path=model or log.model or "unknown",

@@ -8,10 +8,12 @@ A run can be given at any level:
 - a `<model>` folder, or any folder of instance folders (e.g. a folder of reference logs).
 
 Per instance, `result.json` (our full InstanceReport) is used when present; otherwise the
-reference's `report.json`, from which the status and the outcome category are derived. An instance
-folder with neither counts as an error, as in the reference (no report means the patch did not
-apply, the run timed out, or the harness failed). Ids the summary lists without a folder get the
-summary's verdict (empty patch, error, or missing when not submitted).
+reference's `report.json`, from which the status and the outcome category are derived. A folder
+of the reference's with neither counts as an error, as in the reference (no report means the patch
+did not apply, the run timed out, or the harness failed). A folder of ours without result.json is
+no verdict at all: an instance an interrupted run never finished (harness.staging.unfinished); it
+is left out, and said in the run's notes. Ids the summary lists without a folder get the summary's
+verdict (empty patch, error, or missing when not submitted).
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def _is_summary(data: Any) -> bool:
 
 
 def _looks_like_instance_dir(path: Path) -> bool:
-    return path.is_dir() and any((path / m).exists() for m in _INSTANCE_MARKERS)
+    # A hidden folder is an instance being written (harness.staging), never a result.
+    return path.is_dir() and not path.name.startswith(".") and any((path / m).exists() for m in _INSTANCE_MARKERS)
 
 
 def _status_from_reference(body: dict[str, Any]) -> tuple[str, str]:
@@ -154,13 +157,26 @@ def read_instance_dir(path: Path) -> InstanceResult:
                           reason="no report.json: the patch did not apply, the run timed out or failed")
 
 
-def _read_system_dir(path: Path) -> dict[str, InstanceResult]:
+def _read_system_dir(path: Path, notes: list[str] | None = None) -> dict[str, InstanceResult]:
+    from issuebench.harness.staging import unfinished
+
     results: dict[str, InstanceResult] = {}
+    left_out: list[str] = []
     for child in sorted(path.iterdir()):
         if _looks_like_instance_dir(child):
+            if unfinished(child):
+                left_out.append(child.name)
+                continue
             res = read_instance_dir(child)
             results[res.instance_id] = res
+    if left_out and notes is not None:
+        notes.append(unfinished_note(left_out))
     return results
+
+
+def unfinished_note(ids: list[str]) -> str:
+    return (f"{len(ids)} instance folder(s) without result.json (instances an interrupted run never finished) "
+            f"are not results and were left out: {', '.join(ids[:5])}" + (", ..." if len(ids) > 5 else ""))
 
 
 # The ids a run evaluated (incomplete_ids lists the dataset's others, which it did not).
@@ -246,7 +262,7 @@ def _run_from_summary_file(path: Path) -> RunResults:
     model, run_id, logs = _logs_for_summary(path)
     run = RunResults(name=model, source=path, run_id=run_id, model=model)
     if logs is not None:
-        run.instances = _read_system_dir(logs)
+        run.instances = _read_system_dir(logs, run.notes)
     else:
         run.notes.append("per-instance logs not found beside the summary: statuses come from the summary only")
     _apply_summary(run, summary)
@@ -258,7 +274,7 @@ def _run_from_system_dir(path: Path) -> RunResults:
     in_run_layout = parent.parent.name == "run_evaluation"
     run = RunResults(name=path.name, source=path, run_id=parent.name if in_run_layout else None,
                      model=path.name if in_run_layout else None)
-    run.instances = _read_system_dir(path)
+    run.instances = _read_system_dir(path, run.notes)
     summary_path = _summary_for_logs(path)
     if summary_path is not None:
         _apply_summary(run, _read_json(summary_path))
@@ -269,7 +285,7 @@ def _system_dirs(path: Path, depth: int = 0) -> list[Path]:
     """Folders whose children are instance folders, found at most a few levels down."""
     if depth > _MAX_DEPTH or not path.is_dir():
         return []
-    children = [c for c in sorted(path.iterdir()) if c.is_dir()]
+    children = [c for c in sorted(path.iterdir()) if c.is_dir() and not c.name.startswith(".")]
     if any(_looks_like_instance_dir(c) for c in children):
         return [path]
     found: list[Path] = []
@@ -287,6 +303,11 @@ def discover_runs(path: Path) -> list[RunResults]:
     if path.is_file():
         return [_run_from_summary_file(path)]
     if _looks_like_instance_dir(path):
+        from issuebench.harness.staging import unfinished
+
+        if unfinished(path):
+            raise InputError(path, "an instance an interrupted run never finished (no result.json): not a result",
+                             hint="rerun the eval with the same --run-id to finish it")
         res = read_instance_dir(path)
         return [RunResults(name=path.parent.name, source=path, instances={res.instance_id: res})]
     runs = [_run_from_system_dir(d) for d in _system_dirs(path)]

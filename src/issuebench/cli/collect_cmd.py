@@ -97,6 +97,9 @@ def validate_command(
                                         "to build, or cannot run the tests on the unpatched base, use the recipe "
                                         "`issuebench setup` finds for its repository version (remembered; said "
                                         "in the outputs, and a kept row carries it)."),
+    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
+                                             "the tasks' recipes need and this machine lacks (apt-get, as root) "
+                                             "before running; without it, validate stops and names them."),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -104,6 +107,7 @@ def validate_command(
     from issuebench.collect.mine import load_recipe
     from issuebench.collect.validate import harness_runner, validate
     from issuebench.datasets import load_tasks
+    from issuebench.harness.system_check import require_system_packages
 
     if not tasks_file.exists() and str(tasks_file) != "demo":
         raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
@@ -120,6 +124,8 @@ def validate_command(
                 prepared.append(with_env(task))
             except Exception as exc:  # no recipe for this row: it is rejected, the rest go on
                 unprepared.append((task, str(exc)))
+        # Said once, before any task runs, as eval does (each would otherwise fail its build alone).
+        require_system_packages(prepared, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
 
         def report(verdict) -> None:
             mark = "[green]kept[/]" if verdict.kept else f"[yellow]{verdict.reason}[/]"

@@ -19,9 +19,6 @@ err_console = Console(stderr=True, soft_wrap=True)  # ids and paths in messages 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The exit status of a run stopped by Ctrl-C, as a shell reports it (128 + SIGINT).
-EXIT_INTERRUPTED = 130
-
 _typer_type_label = TyperOption.display_type_rich
 
 
@@ -48,10 +45,24 @@ def friendly_errors(func: F) -> F:
                 err_console.print(f"  [yellow]hint:[/] {escape(exc.hint)}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt as exc:  # a run's driver says what it kept (harness.run.RunInterrupted)
-            err_console.print(str(exc) or "interrupted", highlight=False)
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise say_interrupted(exc, str(exc) or "interrupted") from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def say_interrupted(stop: BaseException, line: str) -> typer.Exit:
+    """Print the one line an interrupted command leaves; return the Exit with 128 + the signal.
+
+    After SIGHUP the terminal may be gone: the line is then lost, and the exit status is not."""
+    from issuebench.cli.entry import quiet_closed_streams
+    from issuebench.interrupts import exit_status
+
+    try:
+        err_console.print(line, highlight=False, markup=False)
+    except OSError:
+        pass
+    quiet_closed_streams()
+    return typer.Exit(exit_status(stop))
 
 
 def check_choice(option: str, value: str, allowed: tuple[str, ...]) -> str:

@@ -180,9 +180,6 @@ def system_deps_cmd(
     check: bool = typer.Option(False, "--check", help="only say what is missing; install nothing"),
 ) -> None:
     """Install the Debian packages the recipes name in `system_packages` (apt-get, as root)."""
-    import os
-    import subprocess
-
     from issuebench.envs import packaged_recipes_dir, system_deps
 
     wanted = system_deps.recipe_packages(recipes or packaged_recipes_dir())
@@ -196,11 +193,7 @@ def system_deps_cmd(
     if check:
         console.print(f"missing: {', '.join(absent)} (install with: {command})", highlight=False)
         raise typer.Exit(1)
-    if os.geteuid() != 0:
-        raise IssuebenchError(f"installing {', '.join(absent)} needs root", hint=f"run as root: {command}")
-    for argv in (["apt-get", "update", "-qq"], command.split()):
-        if subprocess.run(argv, check=False).returncode != 0:
-            raise IssuebenchError(f"`{' '.join(argv)}` failed", hint="see apt-get's message above")
+    system_deps.install(absent)
     console.print(f"installed: {', '.join(absent)}")
 
 

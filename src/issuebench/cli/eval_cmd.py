@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -13,13 +14,13 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from issuebench.cli.common import (
-    EXIT_INTERRUPTED,
     check_choice,
     check_folder,
     check_positive,
     console,
     err_console,
     friendly_errors,
+    say_interrupted,
 )
 from issuebench.cli.eval_view import print_result, status_text
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
@@ -61,6 +62,9 @@ def eval_command(
                                         "in the result)."),
     offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
                                  "packages only from the local cache."),
+    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
+                                             "the selected tasks' recipes need and this machine lacks (apt-get, as "
+                                             "root) before running; without it, eval stops and names them."),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
     wider_tests: str = typer.Option(None, "--wider-tests", help="covering | modules | suite: after the run, "
                                     "run each resolved prediction's other tests of the changed code under gold and "
@@ -70,7 +74,10 @@ def eval_command(
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
     from issuebench.harness import EvalOptions, build_context
+    from issuebench.harness.artifacts import RunLayout
     from issuebench.harness.run import RunInterrupted
+    from issuebench.harness.run_lock import run_locked
+    from issuebench.harness.system_check import require_system_packages
 
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
@@ -89,37 +96,50 @@ def eval_command(
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
     if backend == "docker":
         _require_docker_engine()
-    options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
-                          recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
-                          use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
-                          setup_fallback=setup_fallback)
-    ctx = build_context(options)
-    if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
-        err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
-    try:
-        with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
-            result = _run(tasks, preds, ctx, workers, on_result, pool)
-    except RunInterrupted as stop:
-        err_console.print(f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) kept, "
-                          f"{stop.discarded} in flight discarded)", highlight=False)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    for model in result.models:
-        if model.earlier_results:
-            err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
-                              "instance(s); each was reused only if nothing that changes a verdict changed",
-                              highlight=False)
-        if model.other_instances:
-            err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
-                              f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
-                              f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
-                              "leave them out", highlight=False)
-    print_result(console, result)
-    if wider_tests is not None:
-        from issuebench.strength.post import after_eval, lines
+    else:  # the reference's images bring their own libraries
+        require_system_packages(tasks, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
+    # One process per run folder, from here to the end (RunLocked, exit 2, when another holds it).
+    with run_locked(RunLayout(output, run_id)):
+        options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
+                              recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
+                              use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                              setup_fallback=setup_fallback)
+        ctx = build_context(options)
+        if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
+            err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")
+        try:
+            with opened_executor(executor, ray_address, workers) as pool, _progress(len(preds)) as on_result:
+                result = _run(tasks, preds, ctx, workers, on_result, pool)
+        except RunInterrupted as stop:
+            raise say_interrupted(stop, f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) "
+                                  f"kept, {stop.discarded} in flight discarded{_by_signal(stop)})") from None
+        for model in result.models:
+            if model.earlier_results:
+                err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
+                                  "instance(s); each was reused only if nothing that changes a verdict changed",
+                                  highlight=False)
+            if model.other_instances:
+                err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
+                                  f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
+                                  f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
+                                  "leave them out", highlight=False)
+        print_result(console, result)
+        if wider_tests is not None:
+            from issuebench.strength.post import after_eval, lines
 
-        found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
-        for line in lines(found, {m.model: len(m.reports) for m in result.models}):
-            console.print(line, highlight=False, markup=False)
+            found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
+            for line in lines(found, {m.model: len(m.reports) for m in result.models}):
+                console.print(line, highlight=False, markup=False)
+
+
+def _by_signal(stop: BaseException) -> str:
+    """`, on SIGHUP` for a stop that was not Ctrl-C."""
+    import signal
+
+    from issuebench.interrupts import signal_of
+
+    signum = signal_of(stop)
+    return "" if signum == signal.SIGINT else f", on {signal.Signals(signum).name}"
 
 
 def _run(tasks, preds, ctx, workers, on_result, executor=None):  # -> EvaluationResult
@@ -199,9 +219,14 @@ def _progress(total: int) -> Iterator[Callable[[InstanceReport], None]]:
     if console.is_terminal:
         bar_view = Progress(TextColumn("[bold]eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             TextColumn("{task.description}"), console=console, transient=True)
-        with bar_view:
+        bar_view.start()
+        try:
             bar = bar_view.add_task("", total=total)
             yield lambda r: bar_view.update(bar, advance=1, description=f"{r.instance_id}: {status_text(r.status)}")
+        finally:
+            # A closed terminal (SIGHUP) fails the bar's last refresh: that must not hide the interrupt.
+            with contextlib.suppress(OSError):
+                bar_view.stop()
         return
     done = 0
 

@@ -48,6 +48,11 @@ def regrade_command(
     if unknown:
         err_console.print(f"[yellow]warning:[/] {len(unknown)} log(s) name instances not in the dataset: "
                           f"{', '.join(unknown[:10])}")
+    if result.unfinished:
+        ids = result.unfinished
+        err_console.print(f"note: {len(ids)} instance folder(s) without result.json (instances an interrupted run "
+                          f"never finished) are not results and were left out: {', '.join(ids[:10])}"
+                          + (", ..." if len(ids) > 10 else ""), highlight=False)
     if verbose:
         console.print(results_table(reports, title="regrade"))
     counts = Counter(r.status.value for r in reports)

@@ -1,18 +1,21 @@
 """Debian packages that recipes need from the system, checked before a build and installed on request.
 
 The reference's conda environments bring shared libraries along (xarray's cfgrib needs ecCodes);
-uv environments take them from the system. A recipe names them in `system_packages`; the build
-checks they are there and, when not, fails with the command that installs them.
+uv environments take them from the system. A recipe names them in `system_packages`; eval and
+validate check them for the selected tasks before anything runs (harness.system_check), and the
+build checks them again and, when absent, fails with the command that installs them.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 from issuebench.envs._toml import tomllib
+from issuebench.errors import IssuebenchError, OptionError
 
 
 def missing(packages: Iterable[str]) -> list[str]:
@@ -30,6 +33,22 @@ def missing(packages: Iterable[str]) -> list[str]:
 
 def install_command(packages: Iterable[str]) -> str:
     return "apt-get install -y --no-install-recommends " + " ".join(packages)
+
+
+def install(packages: Iterable[str], *, option: str | None = None) -> None:
+    """apt-get update, then install `packages` (root only). Raises one line naming what failed;
+    `option` is the flag that asked for it, named when root is missing."""
+    packages = list(packages)
+    command = install_command(packages)
+    if os.geteuid() != 0:
+        message = f"installing {', '.join(packages)} needs root"
+        if option is not None:
+            raise OptionError(option, message, hint=f"run as root, or install them first: {command}")
+        raise IssuebenchError(message, hint=f"run as root: {command}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}  # never a question on the terminal
+    for argv in (["apt-get", "update", "-qq"], command.split()):
+        if subprocess.run(argv, check=False, env=env).returncode != 0:
+            raise IssuebenchError(f"`{' '.join(argv)}` failed", hint="see apt-get's message above")
 
 
 def recipe_packages(recipes_dir: Path) -> dict[str, list[str]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from issuebench.executors.base import Executor, Failure
-from issuebench.harness import artifacts
+from issuebench.harness import artifacts, staging
 from issuebench.harness.instance import EvalContext
 from issuebench.harness.options import EvalOptions
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
@@ -77,17 +77,21 @@ def evaluate_record(record: EvalRecord) -> EvalOutcome:
 
 
 def write_outcome(inst_dir: Path, outcome: EvalOutcome) -> None:
-    """Driver side: the files into the run's instance folder, result.json last (it marks the end)."""
-    inst_dir.mkdir(parents=True, exist_ok=True)
-    for name, data in outcome.files.items():
-        if name == artifacts.RESULT_FILE or "/" in name or name.startswith("."):
-            continue
-        if name == LOG_FILE:  # the log grows across reruns, as locally
-            with (inst_dir / name).open("ab") as fh:
-                fh.write(data + f"ran on {outcome.worker}\n".encode())
-        else:
-            artifacts.write_text_atomic(inst_dir / name, data.decode("utf-8", errors="replace"))
-    artifacts.write_instance_result(inst_dir, outcome.report)
+    """Driver side: the files into the run's instance folder, which takes its place whole (a Ctrl-C
+    halfway leaves the folder as it was: harness.staging)."""
+    work = staging.open_staging(inst_dir)
+    try:
+        for name, data in outcome.files.items():
+            if name == artifacts.RESULT_FILE or "/" in name or name.startswith("."):
+                continue
+            if name == LOG_FILE:  # the log grows across reruns, as locally
+                with (work / name).open("ab") as fh:
+                    fh.write(data + (f"ran on {outcome.worker}\n".encode() if outcome.worker else b""))
+            else:
+                artifacts.write_text_atomic(work / name, data.decode("utf-8", errors="replace"))
+        artifacts.finish_instance(work, inst_dir, outcome.report)
+    finally:
+        staging.drop_staging(inst_dir)
 
 
 def _lost_report(record: EvalRecord, failure: Failure) -> InstanceReport:
@@ -112,10 +116,8 @@ def evaluate_remotely(executor: Executor, jobs: Iterable[tuple[Task, Prediction]
         inst_dir = ctx.layout.instance_dir(record.prediction.model_name_or_path, record.task.instance_id)
         if isinstance(outcome, Failure):
             report = _lost_report(record, outcome)
-            inst_dir.mkdir(parents=True, exist_ok=True)
-            with (inst_dir / LOG_FILE).open("a", encoding="utf-8") as fh:
-                fh.write(f"{executor.name} executor: {report.reason}\n")
-            artifacts.write_instance_result(inst_dir, report)
+            line = f"{executor.name} executor: {report.reason}\n".encode()
+            write_outcome(inst_dir, EvalOutcome(report, {LOG_FILE: line}))
         else:
             report = outcome.report
             write_outcome(inst_dir, outcome)
@@ -136,9 +138,11 @@ def run_remote(executor: Executor, jobs: list[tuple[Task, Prediction]], ctx: Eva
             finished.append((job, report))
             if on_result:
                 on_result(report)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         from issuebench.harness.run import RunInterrupted
+        from issuebench.interrupts import signal_of
 
         in_flight = min(executor.workers, len(jobs) - len(finished))
-        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time()) from None
+        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time(),
+                             signum=signal_of(stop)) from None
     return finished

@@ -3,6 +3,9 @@
 OUTPUT/logs/run_evaluation/<run_id>/<model>/<instance_id>/
     patch.diff  eval.sh  test_output.txt  run_instance.log  report.json  result.json
 OUTPUT/<model>.<run_id>.json
+
+An instance's folder is written aside and put in place when it finishes (`finish_instance`, see
+harness.staging): a run stopped while the instance is in flight leaves no folder for it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from issuebench.harness import staging
 from issuebench.interrupts import may_record
 from issuebench.models import InstanceReport, InstanceStatus
 
@@ -30,8 +34,11 @@ class RunLayout:
     output_dir: Path
     run_id: str
 
+    def run_dir(self) -> Path:
+        return self.output_dir / "logs" / "run_evaluation" / self.run_id
+
     def model_dir(self, model: str) -> Path:
-        return self.output_dir / "logs" / "run_evaluation" / self.run_id / model_dir_name(model)
+        return self.run_dir() / model_dir_name(model)
 
     def instance_dir(self, model: str, instance_id: str) -> Path:
         return self.model_dir(model) / instance_id
@@ -74,10 +81,16 @@ def write_instance_result(instance_dir: Path, report: InstanceReport) -> None:
         write_json(instance_dir / RESULT_FILE, report.model_dump(mode="json"))
 
 
-def discard_instance_result(instance_dir: Path) -> None:
-    """Forget an instance's verdict (result.json first: without it the instance counts as not run)."""
-    (instance_dir / RESULT_FILE).unlink(missing_ok=True)
-    (instance_dir / REPORT_FILE).unlink(missing_ok=True)
+def finish_instance(work: Path, final: Path, report: InstanceReport) -> bool:
+    """Write the verdict into the instance's staging folder `work` and put it in place of `final`.
+
+    Both in one may_record: once the run was interrupted neither happens. Returns whether it did."""
+    with may_record() as allowed:
+        if not allowed:
+            return False
+        work.mkdir(parents=True, exist_ok=True)
+        write_instance_result(work, report)
+        return staging.publish(work, final)
 
 
 def read_instance_result(instance_dir: Path) -> InstanceReport | None:

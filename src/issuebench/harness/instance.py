@@ -14,7 +14,7 @@ from pathlib import Path
 from issuebench import HARNESS_VERSION
 from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
-from issuebench.harness import artifacts, commands, guards, tests_fallback, verdict
+from issuebench.harness import artifacts, commands, guards, staging, tests_fallback, verdict
 from issuebench.harness.context import EvalContext
 from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.numerics import with_common_numerics
@@ -259,24 +259,36 @@ def _tail(text: str, lines: int = 6) -> str:
 
 
 def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
-    """Grade one prediction. Writes its artifact folder as it goes; returns the report."""
-    inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
-    inst_dir.mkdir(parents=True, exist_ok=True)
-    log = InstanceLog(inst_dir / "run_instance.log")
+    """Grade one prediction; returns the report.
+
+    Its files are written as it goes in a hidden folder, which takes the place of the instance's
+    folder when it finishes (harness.staging): an interrupted instance leaves its folder as it was."""
+    final = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
+    work = staging.open_staging(final)
+    log = InstanceLog(work / staging.LOG_FILE)
+    try:
+        return _evaluate(task, prediction, ctx, work, final, log)
+    finally:
+        log.close()
+        staging.drop_staging(final)  # nothing left once published; an unfinished one's files go
+
+
+def _evaluate(task: Task, prediction: Prediction, ctx: EvalContext, work: Path, final: Path,
+              log: InstanceLog) -> InstanceReport:
     base = InstanceReport(instance_id=task.instance_id, model_name_or_path=prediction.model_name_or_path,
                           status=InstanceStatus.ERROR, repo=task.repo, cost=prediction.cost,
                           patch_is_None=prediction.model_patch is None,
                           patch_exists=bool(prediction.model_patch and prediction.model_patch.strip()))
-    artifacts.write_text_atomic(inst_dir / "patch.diff", prediction.model_patch or "")
+    artifacts.write_text_atomic(work / "patch.diff", prediction.model_patch or "")
 
     from issuebench.patch import check_patch
 
     early = check_patch(prediction.model_patch or "")
     if early is PatchStatus.EMPTY:
-        return _finish(inst_dir, log, base.model_copy(update={
+        return _finish(work, final, log, base.model_copy(update={
             "status": InstanceStatus.EMPTY, "reason": "empty patch: not run", "patch_status": early}))
     if early is PatchStatus.INVALID:
-        return _finish(inst_dir, log, base.model_copy(update={
+        return _finish(work, final, log, base.model_copy(update={
             "status": InstanceStatus.INVALID_PATCH, "reason": "the patch is not a unified diff",
             "patch_status": early}))
 
@@ -285,44 +297,43 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
         if ctx.backend != "docker":  # with docker, the repository is inside the image
             source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
     except IssuebenchError as exc:
-        return _finish(inst_dir, log, base.model_copy(update={
+        return _finish(work, final, log, base.model_copy(update={
             "status": InstanceStatus.ERROR, "reason": f"no repository: {_explain(exc)}"}))
     try:
         spec = resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
         spec = _setup_fallback(task, ctx, source, f"no environment recipe: {_explain(exc)}")
         if spec is None:
-            return _finish(inst_dir, log, base.model_copy(update={
+            return _finish(work, final, log, base.model_copy(update={
                 "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {_explain(exc)}"}))
 
     key = cache_key(task, prediction, spec, ctx)
     if ctx.use_cache:
-        cached = artifacts.read_instance_result(inst_dir)
+        cached = artifacts.read_instance_result(final)
         # The run folder's own result follows the shared cache's rule: a fault of the machine is retried.
         if cached is not None and cached.cache_key == key and cached.status not in _NOT_CACHED:
-            log.info("result reused (same task, patch, spec and harness)")
+            InstanceLog.append(final / staging.LOG_FILE, "result reused (same task, patch, spec and harness)")
             return cached
         from issuebench.harness.cache import restore
 
-        if restore(key, inst_dir):
-            restored = artifacts.read_instance_result(inst_dir)
+        if restore(key, work):
+            restored = artifacts.read_instance_result(work)
             if restored is not None:
                 # The same patch may come from another system: the verdict carries over, the name not.
                 restored = restored.model_copy(update={
                     "model_name_or_path": prediction.model_name_or_path, "cost": prediction.cost})
-                artifacts.write_instance_result(inst_dir, restored)
                 log.info(f"result restored from the cache (key {key})")
-                return restored
+                return _finish(work, final, log, restored)
 
     log.info(f"evaluating {task.instance_id} for {prediction.model_name_or_path} (cache key {key})")
     version_notes = log_version_notes(spec, log)
     start = time.monotonic()
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
     run = tests_fallback.when_tests_cannot_run(task, prediction.model_patch, ctx, run, run_tests, spec, log)
-    artifacts.write_text_atomic(inst_dir / "eval.sh", run.script or "# tests did not run\n")
-    artifacts.write_text_atomic(inst_dir / "test_output.txt", run.output)
+    artifacts.write_text_atomic(work / "eval.sh", run.script or "# tests did not run\n")
+    artifacts.write_text_atomic(work / "test_output.txt", run.output)
     if run.env_manifest:  # what was installed, from which date, with which interpreter
-        artifacts.write_json(inst_dir / "env.json", run.env_manifest)
+        artifacts.write_json(work / "env.json", run.env_manifest)
     report = base.model_copy(update={
         "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
         "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
@@ -335,14 +346,14 @@ def evaluate_instance(task: Task, prediction: Prediction, ctx: EvalContext) -> I
     if suspicious:
         report = report.model_copy(update={"notes": [*report.notes, *(f"suspicious: {s}" for s in suspicious)]})
     if run.runner_report.raw:
-        artifacts.write_text_atomic(inst_dir / RUNNER_REPORT_ARTIFACT, run.runner_report.raw.decode("utf-8", "replace"))
+        artifacts.write_text_atomic(work / RUNNER_REPORT_ARTIFACT, run.runner_report.raw.decode("utf-8", "replace"))
     if run.status is InstanceStatus.UNRESOLVED:  # tests ran and were parsed: grade them
         report = verdict.graded(report, task, spec, run, strict=ctx.strict, suspicious=suspicious)
-    report = _finish(inst_dir, log, report)
-    if ctx.use_cache and report.cache_key and report.status not in _NOT_CACHED:
+    report = _finish(work, final, log, report)
+    if ctx.use_cache and report.cache_key and report.status not in _NOT_CACHED and final.is_dir():
         from issuebench.harness.cache import store
 
-        store(report.cache_key, inst_dir)
+        store(report.cache_key, final)
     return report
 
 
@@ -357,8 +368,8 @@ def _setup_fallback(task: Task, ctx: EvalContext, source: Path | None, why: str,
 _NOT_CACHED = {InstanceStatus.ERROR, InstanceStatus.SANDBOX_FAILED, InstanceStatus.ENV_FAILED}
 
 
-def _finish(inst_dir: Path, log: InstanceLog, report: InstanceReport) -> InstanceReport:
+def _finish(work: Path, final: Path, log: InstanceLog, report: InstanceReport) -> InstanceReport:
     log.info(f"status: {report.status.value}" + (f" ({report.reason})" if report.reason else ""))
-    artifacts.write_instance_result(inst_dir, report)
-    log.close()
+    log.close()  # every line is in the file before the folder moves
+    artifacts.finish_instance(work, final, report)
     return report

@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from issuebench.harness.artifacts import (
-    RESULT_FILE,
-    RunLayout,
-    discard_instance_result,
-    write_instance_result,
-)
+from issuebench.harness import staging
+from issuebench.harness.artifacts import RESULT_FILE, RunLayout, finish_instance, write_text_atomic
 from issuebench.harness.instance import EvalContext, evaluate_instance
+from issuebench.harness.run_lock import run_locked
 from issuebench.harness.summary import write_summary
-from issuebench.interrupts import StopFlag, kill_descendants, working_for
+from issuebench.interrupts import StopFlag, kill_descendants, signal_of, stop_signals_held, working_for
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
 
 if TYPE_CHECKING:
@@ -61,10 +58,15 @@ def _guarded(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceRe
         report = InstanceReport(instance_id=task.instance_id, model_name_or_path=prediction.model_name_or_path,
                                 status=InstanceStatus.ERROR, repo=task.repo,
                                 reason=f"harness error: {type(exc).__name__}: {exc}")
+        final = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
         try:
-            write_instance_result(ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id), report)
+            work = staging.open_staging(final)
+            write_text_atomic(work / "patch.diff", prediction.model_patch or "")
+            finish_instance(work, final, report)
         except OSError:
             pass
+        finally:
+            staging.drop_staging(final)
         return report
 
 
@@ -77,15 +79,28 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
     `executor` (issuebench.executors.get_executor): None or local runs here in threads; ray ships
     each instance to a worker and writes what comes back.
 
-    Raises RunInterrupted on Ctrl-C: finished instances stay on disk, no summary is written, and a
-    rerun with the same run id picks up where this one stopped.
+    Raises RunInterrupted on Ctrl-C (or SIGHUP, SIGTERM: interrupts.raise_on_stop_signals):
+    finished instances stay on disk, those in flight leave no folder, no summary is written, and
+    a rerun with the same run id picks up where this one stopped.
+
+    Holds the run folder's lock throughout (run_lock): raises RunLocked at once when another
+    process is evaluating the same run.
     """
+    with run_locked(ctx.layout):
+        return _run_evaluation(tasks, predictions, ctx, workers=workers, on_result=on_result, executor=executor)
+
+
+def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx: EvalContext, *,
+                    workers: int | None, on_result: Callable[[InstanceReport], None] | None,
+                    executor: Executor | None) -> EvaluationResult:
     tasks = list(tasks)
     by_id = {t.instance_id: t for t in tasks}
     predictions = [p for p in predictions if p.instance_id in by_id]
     models: dict[str, list[Prediction]] = {}
     for p in predictions:
         models.setdefault(p.model_name_or_path, []).append(p)
+    for model in models:  # what a crashed run of this run id left (the lock makes this run its only writer)
+        staging.sweep(ctx.layout.model_dir(model))
     earlier = {m: _earlier_results(ctx.layout, m, [p.instance_id for p in preds]) for m, preds in models.items()}
 
     def inst_dir(job: tuple[Task, Prediction]) -> Path:
@@ -101,7 +116,7 @@ def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx
             finished = run_jobs(jobs, lambda job: _guarded(job[0], job[1], ctx),
                                 workers=workers or default_workers(),
                                 on_done=(lambda _job, report: on_result(report)) if on_result else None,
-                                discard=lambda job: discard_instance_result(inst_dir(job)))
+                                discard=lambda job: staging.drop_staging(inst_dir(job)))
         except RunInterrupted as stop:
             _forget_env_failures(ctx, since=stop.at - _SIGNAL_SLACK)
             raise
@@ -128,7 +143,7 @@ def _earlier_results(layout: RunLayout, model: str, ids: list[str]) -> tuple[int
     if not model_dir.is_dir():
         return 0, []
     wanted = set(ids)
-    held = sorted(d.name for d in model_dir.iterdir() if (d / RESULT_FILE).is_file())
+    held = sorted(d.name for d in model_dir.iterdir() if not staging.hidden(d) and (d / RESULT_FILE).is_file())
     return sum(i in wanted for i in held), [i for i in held if i not in wanted]
 
 
@@ -154,16 +169,17 @@ def _forget_env_failures(ctx: EvalContext, *, since: float) -> None:
 
 
 class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped the run: `kept` instances had finished, `discarded` were in flight.
+    """Ctrl-C (or `signum`) stopped the run: `kept` instances had finished, `discarded` were in flight.
 
     A KeyboardInterrupt still, so that whatever does not handle it stops as Ctrl-C would."""
 
-    def __init__(self, kept: int, discarded: int, at: float) -> None:
+    def __init__(self, kept: int, discarded: int, at: float, signum: int = signal.SIGINT) -> None:
         super().__init__(f"interrupted; rerun to resume ({kept} finished instance(s) kept, "
                          f"{discarded} in flight discarded)")
         self.kept = kept
         self.discarded = discarded
         self.at = at  # when the run noticed the interrupt (time.time())
+        self.signum = int(signum)  # read by interrupts.exit_status
 
 
 def run_jobs(jobs: Sequence[J], work: Callable[[J], R], *, workers: int,
@@ -191,38 +207,27 @@ def run_jobs(jobs: Sequence[J], work: Callable[[J], R], *, workers: int,
             finished.append((futures[future], future.result()))
             if on_done:
                 on_done(*finished[-1])
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         at = time.time()
-        in_flight = _stop_jobs(pool, flag, [f for f in futures if f not in collected])
-        for future in in_flight:
-            if discard:
-                discard(futures[future])
-        raise RunInterrupted(kept=len(finished), discarded=len(in_flight), at=at) from None
+        with stop_signals_held():  # a second Ctrl-C (or the SIGHUP after it) must not cut the clean-up short
+            in_flight = _stop_jobs(pool, flag, [f for f in futures if f not in collected])
+            for future in in_flight:
+                if discard:
+                    discard(futures[future])
+        raise RunInterrupted(kept=len(finished), discarded=len(in_flight), at=at, signum=signal_of(stop)) from None
     pool.shutdown(wait=True)
     return finished
 
 
 def _stop_jobs(pool: ThreadPoolExecutor, flag: StopFlag, pending: list[Future]) -> list[Future]:
     """Stop recording, drop what has not started, kill what runs; return the jobs that were running."""
-    previous = _ignore_sigint()  # a second Ctrl-C must not cut the clean-up short
-    try:
-        flag.stop()
-        in_flight = [f for f in pending if not f.cancel()]
-        # A job's thread may start its next step (a git, a uv, a sandbox) after a kill: keep killing
-        # until every one has returned. Each step fails at once when its process dies.
-        while in_flight:
-            kill_descendants()
-            if not wait(in_flight, timeout=0.2).not_done:
-                break
-        pool.shutdown(wait=True)
-        return in_flight
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-
-
-def _ignore_sigint():  # -> the previous handler, or None off the main thread
-    try:
-        return signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:
-        return None
+    flag.stop()
+    in_flight = [f for f in pending if not f.cancel()]
+    # A job's thread may start its next step (a git, a uv, a sandbox) after a kill: keep killing
+    # until every one has returned. Each step fails at once when its process dies.
+    while in_flight:
+        kill_descendants()
+        if not wait(in_flight, timeout=0.2).not_done:
+            break
+    pool.shutdown(wait=True)
+    return in_flight

@@ -23,3 +23,10 @@ class InstanceLog:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+    @classmethod
+    def append(cls, path: Path, message: str) -> None:
+        """One line at the end of an existing log (a reused result says so in its own folder)."""
+        log = cls(path)
+        log.info(message)
+        log.close()
