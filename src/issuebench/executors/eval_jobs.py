@@ -8,6 +8,7 @@ harness and limits), exactly as a local rerun does.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import shutil
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from issuebench import config
 from issuebench.executors.base import Executor, Failure
 from issuebench.harness import artifacts
 from issuebench.harness.instance import EvalContext
@@ -80,7 +82,10 @@ def worker_context(options: ContextOptions) -> EvalContext:
     if ctx is None:
         from issuebench.harness.run import build_context
 
-        scratch = Path(tempfile.mkdtemp(prefix="issuebench-worker-"))
+        # Under the cache root, named as a workspace (ws-PID-...): a worker killed with its cluster
+        # leaves it behind, and the next run's sweep of dead processes' workspaces removes it.
+        scratch = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-worker-", dir=config.workspaces_dir()))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         extra = {"offline": True} if options.offline else {}
         ctx = build_context(output_dir=scratch, run_id=options.run_id, repos_dir=options.repos_dir,
                             recipes_dir=options.recipes_dir, no_sandbox=options.no_sandbox,
