@@ -51,7 +51,11 @@ sandbox = get_sandbox()
 answer = read_declared(sandbox, python, Path(ws), ["test"], binds=[Bind(Path(prefix))], env={}, network=False,
                        timeout=120)
 seen = sandbox.run(["cat", neighbour], workspace=Path(ws), binds=[Bind(Path(prefix))])
-print(json.dumps({"package": issuebench.__file__, "lines": answer.lines, "neighbour": seen.output}))
+# The runner-report plugin, the other package file test runs load, by its host path as well.
+from issuebench.harness.runner_report import PLUGIN, PLUGIN_DIR
+plugin = sandbox.run(["head", "-c", "0", str(PLUGIN_DIR / (PLUGIN + ".py"))], workspace=Path(ws))
+print(json.dumps({"package": issuebench.__file__, "lines": answer.lines, "neighbour": seen.output,
+                  "plugin": [plugin.returncode, plugin.output]}))
 """
 
 
@@ -84,6 +88,7 @@ def test_the_declared_requirements_helper_runs_from_a_package_in_a_hidden_folder
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert Path(out["package"]).is_relative_to(site)          # the copy ran, not this tree
     assert out["lines"] == ["# project: acme", "six>=1.0", "pytest"]
+    assert out["plugin"] == [0, ""]
     # Only the package's own folder comes back: what lies beside it stays hidden.
     assert "NOT FOR THE SANDBOX" not in out["neighbour"]
     assert not (ws / ".issuebench-declared.txt").exists()
