@@ -9,11 +9,11 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
-    # One home per xdist worker: environments built in it are reused by that worker's tests.
-    if "ISSUEBENCH_HOME" not in os.environ or os.environ.get("ISSUEBENCH_TEST_HOME_SET"):
-        home = tmp_path_factory.mktemp("issuebench-home")
-        os.environ["ISSUEBENCH_HOME"] = str(home)
-        os.environ["ISSUEBENCH_TEST_HOME_SET"] = "1"
+    # One home per xdist worker: environments built in it are reused by that worker's tests. Always
+    # a new one, whatever ISSUEBENCH_HOME the shell exported: a test never reads or leaves anything
+    # in a real cache, and never sees workspaces another worker (or a run beside it) is using.
+    home = tmp_path_factory.mktemp("issuebench-home")
+    os.environ["ISSUEBENCH_HOME"] = str(home)
     # Tests see git as a fresh machine does: no global identity, no safe.directory exceptions.
     empty = tmp_path_factory.mktemp("gitconfig") / "config"
     empty.write_text("")

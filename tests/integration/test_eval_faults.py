@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import errno
+import shutil
+from dataclasses import replace
 
 import pytest
 
-from issuebench import config
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
 from issuebench.harness import EvalOptions, artifacts, build_context, run_evaluation
@@ -41,9 +42,17 @@ def test_a_full_disk_fails_one_instance_and_the_run_goes_on(tmp_path, monkeypatc
 
 
 def test_workspaces_are_removed_after_every_instance(tmp_path):
+    # The run's own workspaces folder: the shared one also holds the workspaces of whatever else
+    # runs beside this test (another test worker, a run on the same cache), which come and go.
     tasks = demo_tasks()[:3]
-    before = set(config.workspaces_dir().glob("ws-*"))
-    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="clean", repos_dir=demo_repos_dir(),
+    work = tmp_path / "work"
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="clean", repos_dir=demo_repos_dir(),
                                     timeout=120, use_cache=False))
-    run_evaluation(tasks, gold_predictions(tasks), ctx, workers=2)
-    assert set(config.workspaces_dir().glob("ws-*")) - before == set()
+    # Kept on request, they land there: the folder checked below is the one the run uses.
+    kept = run_evaluation(tasks[:1], gold_predictions(tasks[:1]), replace(ctx, workspaces_dir=work, options=replace(ctx.options, keep_workspaces=True)))
+    assert kept.reports[0].status is InstanceStatus.RESOLVED, kept.reports[0].reason
+    assert len(list(work.glob("ws-*"))) == 1
+    shutil.rmtree(work)
+    result = run_evaluation(tasks, gold_predictions(tasks), replace(ctx, workspaces_dir=work), workers=2)
+    assert {r.status for r in result.reports} == {InstanceStatus.RESOLVED}
+    assert list(work.iterdir()) == []

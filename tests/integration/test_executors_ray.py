@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -30,8 +32,23 @@ pytestmark = pytest.mark.xdist_group("ray-cluster")
 RAY_TASK = "ray::_call"  # the title Ray gives a worker process while it runs one of our records
 
 
+@pytest.fixture(scope="module", autouse=True)
+def ray_temp_dir():
+    """Ray's sessions (logs, sockets) in a folder of this module's own, removed after it, instead of
+    the machine's shared temporary folder. Short: Ray's socket paths must fit a Unix socket's name."""
+    path = tempfile.mkdtemp(prefix="ib-ray-")
+    previous = os.environ.get("RAY_TMPDIR")
+    os.environ["RAY_TMPDIR"] = path
+    yield Path(path)
+    if previous is None:
+        os.environ.pop("RAY_TMPDIR", None)
+    else:
+        os.environ["RAY_TMPDIR"] = previous
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(ray_temp_dir):
     from ray.cluster_utils import Cluster
 
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})

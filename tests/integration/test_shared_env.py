@@ -92,3 +92,19 @@ def test_env_is_built_at_the_setup_commit_and_edits_apply_to_each_workspaces_fil
                 PASS_TO_PASS=["tests/test_conf.py::test_conf"])
     (report,) = _evaluate(tmp_path, "setup-commit", [task])
     assert report.status is InstanceStatus.RESOLVED, report.reason
+
+
+def test_a_commit_whose_declarations_the_helper_cannot_read_is_not_graded(tmp_path, monkeypatch):
+    python, repo = _setup(tmp_path, monkeypatch)
+    base = init_repo(repo, {"setup.py": SETUP.format('["six"]'), "acme/__init__.py": "import six\ndef f():\n    return 1\n",
+                            "tests/test_f.py": "from acme import f\n\n\ndef test_f():\n    assert f() == 1\n"})
+    spec = EnvSpec(python=python, packages=["pytest"], install=["python -m pip install -e ."],
+                   test_cmd="pytest -rA tests", seed_pip=True)
+    task = Task(instance_id="acme__calc-1", repo="acme/calc", base_commit=base, version="0.1", env=spec,
+                patch=_touch("import six"), PASS_TO_PASS=["tests/test_f.py::test_f"])
+    # The helper out of the sandbox's reach, as it was from a package installed under /tmp or $HOME.
+    monkeypatch.setattr("issuebench.envs.dated_install.SCRIPT", tmp_path / "hidden" / "script.py")
+    (report,) = _evaluate(tmp_path, "no-helper", [task])
+    assert report.status is InstanceStatus.ENV_FAILED
+    assert "the commit's declared requirements could not be read" in report.reason
+    assert "can't open file" in report.reason

@@ -123,6 +123,17 @@ def test_failed_build_is_recorded_and_fails_fast(home, workspace):
     assert len(sandbox.calls) == 1
 
 
+def test_a_declared_requirements_helper_without_an_answer_fails_the_build(home, workspace, monkeypatch):
+    # Read as "nothing declared", the install would go on with today's releases instead of dated ones.
+    (workspace / "setup.py").write_text("from setuptools import setup\nsetup(name='p', version='1.0')\n")
+    monkeypatch.setattr("issuebench.envs.dated_install.SCRIPT", workspace / "gone" / "script.py")
+    spec = _spec(install=["python -m pip install -e ."], exclude_newer="2021-05-13T14:13:38Z")
+    with pytest.raises(EnvBuildError) as exc:
+        EnvBuilder(sandbox=RecordingSandbox()).ensure(spec, workspace)
+    assert "the project's declared requirements could not be read" in exc.value.reason
+    assert "can't open file" in exc.value.reason
+
+
 def test_rebuild_clears_failure_then_builds(home, workspace):
     spec = _spec(install=["true"])
     with pytest.raises(EnvBuildError):

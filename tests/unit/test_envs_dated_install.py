@@ -44,6 +44,15 @@ def test_setup_py_requirements_are_read_with_their_extras_and_markers(tmp_path: 
     assert subprocess.run([sys.executable, str(SCRIPT), ""], cwd=tmp_path / "..", capture_output=True).returncode == 3
 
 
+def test_the_setup_py_reader_leaves_no_temporary_folder_behind(tmp_path: Path):
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='p', version='1.0')\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "TMPDIR": str(scratch)}
+    assert subprocess.run([sys.executable, str(SCRIPT), ""], cwd=tmp_path, env=env).returncode == 0
+    assert list(scratch.iterdir()) == []
+
+
 def test_constraints_keep_versions_only_and_let_the_build_tools_win():
     compiled = "docutils==0.16\n    # via p\nsetuptools==69.0.0\n-e file:///tmp/testbed\nfoo @ https://x/foo.zip\n"
     assert constraint_lines(compiled, ["setuptools==58.2.0"]) == ["docutils==0.16", "setuptools==58.2.0"]

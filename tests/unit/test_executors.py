@@ -59,3 +59,33 @@ def test_ray_missing_prints_the_install_command_and_exits_2(monkeypatch, tmp_pat
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "pip install issuebench[ray]" in lines[0]
     assert not (tmp_path / "logs").exists()  # nothing ran
+
+
+WORKER = """
+import os, sys
+from issuebench.executors.eval_jobs import ContextOptions, worker_context
+from issuebench.sandbox import Limits
+ctx = worker_context(ContextOptions(run_id="r", repos_dir=None, recipes_dir=None, no_sandbox=True, strict=False,
+                                    allow_clone=False, use_cache=False, python_fallback="error", backend="local",
+                                    keep_workspaces=False, limits=Limits()))
+print(ctx.layout.output_dir)
+if sys.argv[1] == "killed":
+    os._exit(9)
+"""
+
+
+@pytest.mark.parametrize("end", ["exits", "killed"])
+def test_a_workers_scratch_folder_lives_in_the_cache_root_and_goes_with_the_worker(tmp_path, end):
+    import subprocess
+
+    from issuebench.harness.workspace import sweep_stale_workspaces
+
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "ISSUEBENCH_HOME": str(home), "TMPDIR": str(tmp)}
+    proc = subprocess.run([sys.executable, "-c", WORKER, end], env=env, capture_output=True, text=True)
+    assert proc.stdout.strip().startswith(str(home / "work")), proc.stderr[-2000:]
+    assert list(tmp.iterdir()) == []   # nothing in the machine's temporary folder
+    if end == "killed":   # no exit handler ran: the next run's sweep of dead workers' folders
+        sweep_stale_workspaces(home / "work")
+    assert list((home / "work").iterdir()) == []

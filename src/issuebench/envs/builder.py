@@ -35,11 +35,12 @@ from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
+    HelperFailed,
     constraint_lines,
-    egg_info_command,
     held_back,
     local_install_targets,
     pep621_requirements,
+    read_declared,
     split_listing,
     wanted_extras,
 )
@@ -413,15 +414,21 @@ class EnvBuilder:
         extras = wanted_extras(targets)
         declared = pep621_requirements(workspace, extras)
         if declared is None:
-            listing = venv / ".issuebench-declared.txt"
+            python = venv / "bin" / "python"
+            log.write(f"$ (sandbox, network={not self.offline}) {python} <declared requirements script> "
+                      f"{','.join(extras)}")
             try:
-                self._sandboxed([egg_info_command(venv / "bin" / "python", extras, listing)], workspace, binds,
-                                run_env, log)
-                declared = listing.read_text().splitlines()
-            except (StepFailed, OSError):
-                log.note("# cutoff: the project's declared requirements could not be read; "
+                answer = read_declared(self.sandbox, str(python), workspace, extras, binds=binds, env=run_env,
+                                       network=not self.offline, timeout=INSTALL_TIMEOUT)
+            except HelperFailed as exc:
+                # The harness's own helper failed: no reason to believe the project declares nothing.
+                raise StepFailed(f"the project's declared requirements could not be read: {exc.message}") from None
+            if answer.lines is None:
+                log.note(f"# cutoff: the project's declared requirements could not be read ({answer.unreadable}); "
                          "its install resolves them itself")
                 return None
+            log.write("\n".join(answer.lines))
+            declared = answer.lines
         requirements, project = split_listing(declared)
         declared = [direct_reference_name(r) or r for r in requirements]
         pins = [unquote(p) for p in spec.packages if p.strip() and "==" in p]

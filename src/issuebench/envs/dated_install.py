@@ -16,11 +16,14 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
 from issuebench.envs.dating import date_args
+from issuebench.errors import IssuebenchError
 
 # `pip install [-e] .`, `.[test]`, `".[dev,test]"`, or `setup.py develop|install`: the local project.
 _PIP_LOCAL = re.compile(r"\bpip\s+install\b(?P<args>[^;&|]*)")
@@ -49,6 +52,52 @@ def local_install_targets(commands: Sequence[str]) -> list[str] | None:
 
 
 SCRIPT = Path(__file__).with_name("declared_requirements_script.py")
+# The script's exit code when the project itself declares nothing it can read (no setup.py, or its
+# egg_info fails); every other end is the helper's own failure.
+UNREADABLE = 3
+DECLARED_LISTING = ".issuebench-declared.txt"   # in the workspace, removed once read
+
+
+class HelperFailed(IssuebenchError):
+    """A helper the harness runs in the sandbox ended without an answer (it could not be opened,
+    crashed, or was stopped by a limit). Never read as "nothing declared"."""
+
+
+@dataclass
+class Declared:
+    """What the declared-requirements script answered: the listing, or None and why not."""
+
+    lines: list[str] | None
+    unreadable: str = ""
+
+
+def read_declared(sandbox: Any, python: str, workspace: Path, extras: Sequence[str], *, binds: Sequence[Any],
+                  env: Mapping[str, str], network: bool, timeout: float) -> Declared:
+    """Run the declared-requirements script in the sandbox, in the workspace (setup.py egg_info runs
+    the project's code). The one place both the environment build and each instance ask it.
+
+    Raises HelperFailed with the reason when the script gives no answer."""
+    from issuebench.config import TESTBED_PATH
+    from issuebench.sandbox.types import OK, Limits
+
+    # The listing goes to a file of its own: what the interpreter says on stderr is never read as
+    # a requirement, and stays in the output for the reason when there is no answer.
+    listing = Path(workspace) / DECLARED_LISTING
+    argv = ["bash", "-c", 'exec "$0" "$1" "$2" > "$3"', python, str(SCRIPT), ",".join(extras), DECLARED_LISTING]
+    try:
+        result = sandbox.run(argv, workspace=workspace, binds=binds, env=env, network=network, cwd=TESTBED_PATH,
+                             limits=Limits(timeout=timeout, memory_mb=None, max_procs=None))
+        text = listing.read_text(encoding="utf-8", errors="replace") if listing.is_file() else ""
+    finally:
+        listing.unlink(missing_ok=True)
+    if result.status == OK and result.returncode == 0:
+        return Declared(text.splitlines())
+    said = [line.strip() for line in result.output.splitlines() if line.strip()]
+    if result.status == OK and result.returncode == UNREADABLE:
+        return Declared(None, said[-1] if said else "no reason given")
+    detail = said[-1][:300] if said else result.reason or "no output"
+    raise HelperFailed(f"{SCRIPT.name} ended without an answer (status {result.status}, exit "
+                       f"{result.returncode}): {detail}")
 
 
 def wanted_extras(targets: Sequence[str]) -> list[str]:
@@ -102,12 +151,6 @@ def split_listing(lines: Sequence[str]) -> tuple[list[str], str | None]:
     script) and the project's name from its `# project: NAME` line."""
     project = next((r.split(":", 1)[1].strip() for r in lines if r.startswith("# project:")), None)
     return [r.strip() for r in lines if r.strip() and not r.startswith("#")], project
-
-
-def egg_info_command(python: Path, extras: Sequence[str], out: Path) -> str:
-    """The shell command (in the sandbox, in the workspace) that writes setup.py's requirements."""
-    return f"{shlex.quote(str(python))} {shlex.quote(str(SCRIPT))} {shlex.quote(','.join(extras))} " \
-           f"> {shlex.quote(str(out))}"
 
 
 def compile_command(uv: str, python: Path, cutoff: str, per_package: Mapping[str, str],

@@ -1,11 +1,15 @@
 # Run inside the sandbox by the env's own interpreter (any Python from 2.7 on: no f-strings).
 # Prints the requirements a setuptools project declares (setup.py egg_info's requires.txt), for
-# the extras named in argv[1] (comma-separated), one PEP 508 line each. Exit 3: nothing readable.
+# the extras named in argv[1] (comma-separated), one PEP 508 line each. Exit 3: nothing readable,
+# with why on stderr (the caller tells that from the helper itself failing, which is any other end).
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+
+UNREADABLE = 3
 
 
 def _canon(text):
@@ -19,17 +23,33 @@ def _same_name(requirement, name):
     return _canon(head) == _canon(name)
 
 
+def _unreadable(why):
+    sys.stderr.write("declared requirements unreadable: " + why + "\n")
+    return UNREADABLE
+
+
 def main():
     extras = [e.strip().lower() for e in (sys.argv[1] if len(sys.argv) > 1 else "").split(",") if e.strip()]
     if not os.path.exists("setup.py"):
-        return 3
+        return _unreadable("no setup.py")
     base = tempfile.mkdtemp()
-    with open(os.devnull, "w") as devnull:
-        code = subprocess.call([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", base],
-                               stdout=devnull, stderr=devnull)
+    try:
+        return _listing(extras, base)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _listing(extras, base):
+    proc = subprocess.Popen([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", base],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = proc.communicate()[0].decode("utf-8", "replace")
     found = glob.glob(os.path.join(base, "*.egg-info"))
-    if code != 0 or not found:
-        return 3
+    if proc.returncode != 0:
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        last = lines[-1][:300] if lines else "no output"
+        return _unreadable("setup.py egg_info failed (exit " + str(proc.returncode) + "): " + last)
+    if not found:
+        return _unreadable("setup.py egg_info wrote no .egg-info folder")
     path = os.path.join(found[0], "requires.txt")
     if not os.path.exists(path):
         return 0  # a project with no requirements

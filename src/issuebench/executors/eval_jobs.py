@@ -8,6 +8,7 @@ harness and limits), exactly as a local rerun does.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from issuebench import config
 from issuebench.executors.base import Executor, Failure
 from issuebench.harness import artifacts, staging
 from issuebench.harness.instance import EvalContext
@@ -52,7 +54,10 @@ def worker_context(options: EvalOptions) -> EvalContext:
     if ctx is None:
         from issuebench.harness.context import build_context
 
-        scratch = Path(tempfile.mkdtemp(prefix="issuebench-worker-"))
+        # Under the cache root, named as a workspace (ws-PID-...): a worker killed with its cluster
+        # leaves it behind, and the next run's sweep of dead processes' workspaces removes it.
+        scratch = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-worker-", dir=config.workspaces_dir()))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
         ctx = build_context(replace(options, output_dir=scratch))
         _CONTEXTS[options] = ctx
     return ctx

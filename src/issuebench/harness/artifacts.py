@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,15 +48,19 @@ class RunLayout:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a killed run never leaves half a file."""
+    """Write via a temporary file and rename, so a killed run never leaves half a file.
+
+    The file gets the mode open() would give it (0666 less the umask), as the run's logs do:
+    mkstemp's 0600 would make a run's results unreadable to anyone else who may read its logs."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

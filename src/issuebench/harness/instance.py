@@ -13,6 +13,7 @@ from pathlib import Path
 
 from issuebench import HARNESS_VERSION
 from issuebench.code_digest import verdict_code
+from issuebench.envs.dated_install import HelperFailed
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands, guards, staging, tests_fallback, verdict
 from issuebench.harness.context import EvalContext
@@ -163,7 +164,13 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
         run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
     # Read from the pristine base commit, before the model's patch: a patch never chooses what we install.
-    layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+    try:
+        layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+    except HelperFailed as exc:
+        # Graded without knowing what the commit needs, a gold patch could read as unresolved.
+        run.status = InstanceStatus.ENV_FAILED
+        run.reason = f"the commit's declared requirements could not be read: {_explain(exc)}"
+        return run
     if note:
         run.notes.append(note)
         log.info(note)

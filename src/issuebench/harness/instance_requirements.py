@@ -27,6 +27,7 @@ from packaging.markers import InvalidMarker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec, stable_hash
 
 # The files a commit declares its requirements in; the same blob ids mean the same answer.
@@ -37,6 +38,9 @@ _LAYER_RULES = "3"
 # A dry run's plan: ` + name==version` for each distribution it would install.
 _PLANNED = re.compile(r"^\s*\+\s+([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*$", re.MULTILINE)
 _ANSWERS = ".issuebench-instance-requirements"
+# Bumped when what an answer means changes: answers of older rules are asked again (before "2", a
+# helper that could not run was cached as "nothing declared").
+_ANSWER_RULES = "2"
 DECLARED_TIMEOUT = 300.0
 
 
@@ -105,15 +109,18 @@ def declaring_blobs(ws: Path) -> dict[str, str]:
 
 
 def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer | None, str | None]:
-    """instance_layer for a run: nothing for environments not built by our builder, and a failure
-    to check becomes a note, never a failed instance."""
-    from issuebench.errors import IssuebenchError
+    """instance_layer for a run: nothing for environments not built by our builder. A failure to
+    install what is missing becomes a note; the helper that reads the declarations failing raises
+    HelperFailed (the caller fails the instance: what the commit needs is then unknown)."""
+    from issuebench.envs.dated_install import HelperFailed
 
     uv_env = getattr(env_builder, "uv_env", None)
     if uv_env is None or not getattr(env, "manifest", None):
         return None, None
     try:
         return instance_layer(env, ws, sandbox, uv_env())
+    except HelperFailed:
+        raise
     except (OSError, subprocess.SubprocessError, IssuebenchError) as exc:
         return None, f"the commit's declared requirements could not be checked: {exc}"
 
@@ -130,14 +137,17 @@ def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> 
         return None, None
     extras = wanted_extras(targets)
     answers = Path(env.path) / _ANSWERS
-    key = stable_hash([blobs, extras])[:16]
+    key = stable_hash([_ANSWER_RULES, blobs, extras])[:16]
     known = _read_json(answers / f"{key}.json")
     if known is None:
-        declared, project = _declared(env, ws, sandbox, extras)
+        declared, project, unreadable = declared_requirements(env, ws, sandbox, extras)
         missing = unmet(declared, env.manifest.get("installed", []), env.python_version, project) \
             if declared is not None else []
-        known = {"missing": missing}
+        known = {"missing": missing, "unreadable": unreadable}
         _write_json(answers / f"{key}.json", known)
+    if known.get("unreadable"):
+        return None, (f"the project's declared requirements at this commit could not be read "
+                      f"({known['unreadable']}); the tests run in the version's environment as built")
     missing = known["missing"]
     if not missing:
         return None, None
@@ -152,27 +162,30 @@ def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> 
                    "into a layer for this commit, as the reference's per-instance install would")
 
 
-def _declared(env: Any, ws: Path, sandbox: Any, extras: list[str]) -> tuple[list[str] | None, str | None]:
-    """The commit's declared requirements and the project's name (None when they cannot be read).
-    Whatever reading them leaves in the workspace is put back as it was."""
-    from issuebench import config
-    from issuebench.envs.dated_install import SCRIPT, pep621_requirements, split_listing
+def declared_requirements(env: Any, ws: Path, sandbox: Any,
+                          extras: list[str]) -> tuple[list[str] | None, str | None, str]:
+    """The commit's declared requirements, the project's name, and why they could not be read ("" when
+    they could). Whatever reading them leaves in the workspace is put back as it was.
+
+    Raises HelperFailed when the declared-requirements script itself gives no answer."""
+    from issuebench.envs.dated_install import pep621_requirements, read_declared, split_listing
     from issuebench.harness.workspace import changed_paths, reset_paths
-    from issuebench.sandbox.types import Limits
 
     lines = pep621_requirements(ws, extras)
     if lines is None:
         before = set(changed_paths(ws, include_ignored=True))
-        result = sandbox.run(["python", str(SCRIPT), ",".join(extras)], workspace=ws, binds=env.binds(),
-                             env=env.run_env(), limits=Limits(timeout=DECLARED_TIMEOUT, memory_mb=None, max_procs=None),
-                             network=False, cwd=config.TESTBED_PATH)
-        stray = [p for p in changed_paths(ws, include_ignored=True) if p not in before]
-        if stray:
-            reset_paths(ws, "HEAD", stray)
-        if result.status != "ok" or result.returncode != 0:
-            return None, None
-        lines = result.output.splitlines()
-    return split_listing(lines)
+        try:
+            answer = read_declared(sandbox, "python", ws, extras, binds=env.binds(), env=env.run_env(),
+                                   network=False, timeout=DECLARED_TIMEOUT)
+        finally:
+            stray = [p for p in changed_paths(ws, include_ignored=True) if p not in before]
+            if stray:
+                reset_paths(ws, "HEAD", stray)
+        if answer.lines is None:
+            return None, None, answer.unreadable
+        lines = answer.lines
+    requirements, project = split_listing(lines)
+    return requirements, project, ""
 
 
 def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:

@@ -34,10 +34,11 @@ from issuebench.models import TestStatus, TestStatusMap
 from issuebench.sandbox.types import Bind, Limits, RunResult, Sandbox
 
 PLUGIN = "issuebench_runner_report"
+# Imported by its host path in the sandbox too: the sandbox binds the package's folder back
+# (sandbox.bwrap.package_bind), wherever the package is installed.
 PLUGIN_DIR = Path(__file__).resolve().parent / "data"
 CHANNEL_VARIABLE = "ISSUEBENCH_RUNNER_REPORT"
-# Where the plugin and the channel appear inside the sandbox (its /tmp is private to the run).
-SANDBOX_PLUGIN_DIR = "/tmp/.issuebench-runner"
+# Where the channel appears inside the sandbox (its /tmp is private to the run).
 SANDBOX_CHANNEL_DIR = "/tmp/.issuebench-report"
 CHANNEL_NAME = "channel"
 # A report larger than this is not one the runner wrote for a task's tests.
@@ -94,7 +95,9 @@ def keyed_like(parser: Callable[[str], TestStatusMap], tests: Mapping[str, str])
     sides speak of a test by the same name. Where two runner ids land on one name, the worse wins.
     """
     out: dict[str, str] = {}
-    for test_id, status in tests.items():
+    for raw_id, status in tests.items():
+        # pytest before 4 names a test of a class instance `Class::()::test`, and prints `Class::test`.
+        test_id = raw_id.replace("::()::", "::")
         parsed = parser(f"PASSED {test_id}")
         key = next(iter(parsed), test_id) if len(parsed) == 1 else test_id
         if key not in out or _worse(status, out[key]):
@@ -203,16 +206,14 @@ class ReportChannel:
     def binds(self) -> list[Bind]:
         if not self.sandboxed:
             return []
-        return [Bind(PLUGIN_DIR, dst=SANDBOX_PLUGIN_DIR),
-                Bind(self.folder, dst=SANDBOX_CHANNEL_DIR, writable=True)]
+        return [Bind(self.folder, dst=SANDBOX_CHANNEL_DIR, writable=True)]
 
     def env(self, run_env: Mapping[str, str]) -> dict[str, str]:
         """`run_env` with the plugin loaded into any pytest started with it."""
-        plugin_dir = SANDBOX_PLUGIN_DIR if self.sandboxed else str(PLUGIN_DIR)
         channel = f"{SANDBOX_CHANNEL_DIR}/{CHANNEL_NAME}" if self.sandboxed else str(self.fifo)
         out = dict(run_env)
         out["PYTEST_ADDOPTS"] = " ".join(filter(None, [out.get("PYTEST_ADDOPTS", ""), f"-p {PLUGIN}"]))
-        out["PYTHONPATH"] = ":".join(filter(None, [out.get("PYTHONPATH", ""), plugin_dir]))
+        out["PYTHONPATH"] = ":".join(filter(None, [out.get("PYTHONPATH", ""), str(PLUGIN_DIR)]))
         out[CHANNEL_VARIABLE] = channel
         return out
 

@@ -10,6 +10,9 @@ What a sandboxed command sees:
   $HOME, /root,  empty tmpfs; the issuebench cache root too, so a run cannot read other runs'
   cache root     workspaces or results. Bind entries (an env's venv, its interpreter) come back
                  on top of these, read-only unless marked writable.
+  the package    issuebench's own folder, read-only at its own path: the helpers the harness runs
+                 in the sandbox by path (envs/declared_requirements_script.py) open wherever the
+                 package is installed, a clone under /tmp or a venv under $HOME included
   environment    cleared; only BASE_ENV plus the caller's `env`
   namespaces     user, pid, ipc, uts, net, cgroup unshared (net shared only when network=True,
                  which only environment builds ask for); --die-with-parent, --new-session
@@ -42,6 +45,9 @@ BASE_ENV = {
 }
 # Directories never worth hiding behind a tmpfs (hiding them would break the system view).
 _NEVER_HIDE = {"/", "/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin", "/opt", "/var", "/tmp", "/proc", "/dev"}
+# The installed issuebench package (this file's grandparent folder). Only it comes back, not the
+# folders around it: a clone's other files and the rest of $HOME stay hidden.
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,6 +75,12 @@ def hidden_dirs() -> list[str]:
     return sorted(out, key=lambda p: (p.count("/"), p))
 
 
+def package_bind() -> Bind:
+    """The package's folder, read-only: every package file the harness runs in the sandbox is
+    opened there at the path it has on the host, so callers pass host paths as they are."""
+    return Bind(PACKAGE_DIR)
+
+
 def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], env: Mapping[str, str],
                limits: Limits, network: bool, cwd: str, protect_git: bool = True) -> list[str]:
     args = ["bwrap", "--unshare-all"]
@@ -87,7 +99,7 @@ def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], e
         args += ["--tmpfs", "/sys/fs/cgroup"]
     for path in hidden_dirs():
         args += ["--tmpfs", path]
-    for bind in sorted(binds, key=lambda b: (b.dst or str(b.src)).count("/")):
+    for bind in sorted([*binds, package_bind()], key=lambda b: (b.dst or str(b.src)).count("/")):
         dst = bind.dst or str(bind.src)
         args += ["--bind" if bind.writable else "--ro-bind", str(bind.src), dst]
     args += ["--bind", str(workspace), TESTBED_PATH]
