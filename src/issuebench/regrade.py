@@ -7,7 +7,9 @@ model come from the path.
 Which log is which, and how each is read:
 
 - issuebench's own logs start with `>>>>> Start Test Output <nonce>` (written by the harness,
-  outside the sandbox), so only the section carrying that nonce is graded.
+  outside the sandbox), so only the section carrying that nonce is graded. A section without
+  results is unparseable, except for a `fail_only` row whose runner's closing count shows that
+  tests ran (its parser records failures only, so a clean run lists nothing).
 - Reference logs with plain markers (swebench 3.x and later): an apply failure, reset failure,
   test error or timeout line means the patch counts as not applied; otherwise the section
   between the first markers is parsed, and the whole log when that section yields nothing.
@@ -18,7 +20,9 @@ Which log is which, and how each is read:
 The grading rule "auto" reproduces each log's own harness: "current" for ours, "swebench-4"
 for reference logs with markers, "swebench-2" for reference logs without (see grading.py).
 Reference logs are parsed with the parser the reference used for the repository, in the form
-of its time (the v2 pytest parser kept only the first token of an id until swebench 5).
+of its time (the v2 pytest parser kept only the first token of an id until swebench 5). Every
+parser gets the row (jekyll's and immutable-js's read its instance id to pick a format), and the
+row's `eval_type` goes to grading.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from issuebench.parsers import (
     get_parser,
     parser_for_repo,
 )
+from issuebench.parsers.evidence import suite_ran
 
 TEST_OUTPUT_FILE = "test_output.txt"
 LogKind = Literal["issuebench", "reference", "reference-2"]
@@ -149,7 +154,7 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
     kind = log_kind(text)
     rule = rule or auto_rule(kind)
     name = parser_name_for(task, kind, rule, recipes_dir=recipes_dir, override=parser_name)
-    parser = get_parser(name)
+    parser = get_parser(name, task)  # jekyll's and immutable-js's parsers pick a format by row
     if kind == "issuebench":
         match = _NONCE_LINE.match(text.split("\n", 1)[0])
         assert match is not None
@@ -158,6 +163,9 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "the end marker with this run's nonce is missing", name), rule
         status_map = parser(section)
+        if not status_map and task.eval_type == "fail_only" and suite_ran(section):
+            # Parsers of fail_only rows record failures only: a clean run has no results to list.
+            return ReadLog(kind, {}, parser=name), rule
         if not status_map:
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "no test results between the markers", name), rule
