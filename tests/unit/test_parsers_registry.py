@@ -54,3 +54,17 @@ def test_a_task_is_bound_only_to_the_parsers_that_read_it() -> None:
     assert bound is not get_parser("jekyll")
     log = "features/post_data.feature:6  Scenario: Use post.title variable ....\n"
     assert bound(log) == get_parser("cucumber")(log)
+
+
+def test_suite_ran_reads_the_runners_closing_counts() -> None:
+    """The real closing lines of karma, mocha (spec and TAP), jest and jasmine count; karma's
+    `Executed 0 of 0` (a browser that died at once) and a log without counts do not."""
+    from pathlib import Path
+
+    from issuebench.parsers.evidence import suite_ran
+
+    fixtures = Path(__file__).parents[1] / "fixtures" / "parsers"
+    for name in ("karma_jasmine.txt", "mocha_spec.txt", "mocha_tap.txt", "jest_verbose.txt", "jasmine_clean.txt"):
+        assert suite_ran((fixtures / name).read_text(encoding="utf-8")), name
+    assert not suite_ran("Chrome 120.0 (Linux x86_64): Executed 0 of 0 ERROR\n")
+    assert not suite_ran("Randomized with seed 1\nStarted\n0 specs, 0 failures\n")
