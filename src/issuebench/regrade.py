@@ -7,7 +7,9 @@ model come from the path.
 Which log is which, and how each is read:
 
 - issuebench's own logs start with `>>>>> Start Test Output <nonce>` (written by the harness,
-  outside the sandbox), so only the section carrying that nonce is graded.
+  outside the sandbox), so only the section carrying that nonce is graded. A section without
+  results is unparseable, except for a `fail_only` row whose runner's closing count shows that
+  tests ran (its parser records failures only, so a clean run lists nothing).
 - Reference logs with plain markers (swebench 3.x and later): an apply failure, reset failure,
   test error or timeout line means the patch counts as not applied; otherwise the section
   between the first markers is parsed, and the whole log when that section yields nothing.
@@ -22,7 +24,9 @@ may be cut, or hold what a killed test run printed): it is no verdict, so it is 
 The grading rule "auto" reproduces each log's own harness: "current" for ours, "swebench-4"
 for reference logs with markers, "swebench-2" for reference logs without (see grading.py).
 Reference logs are parsed with the parser the reference used for the repository, in the form
-of its time (the v2 pytest parser kept only the first token of an id until swebench 5).
+of its time (the v2 pytest parser kept only the first token of an id until swebench 5). Every
+parser gets the row (jekyll's and immutable-js's read its instance id to pick a format), and the
+row's `eval_type` goes to grading.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from issuebench.parsers import (
     get_parser,
     parser_for_repo,
 )
+from issuebench.parsers.evidence import suite_ran
 from issuebench.parsers.markers import recorded_exit_code
 
 TEST_OUTPUT_FILE = "test_output.txt"
@@ -161,7 +166,7 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
     kind = log_kind(text)
     rule = rule or auto_rule(kind)
     name = parser_name_for(task, kind, rule, recipes_dir=recipes_dir, override=parser_name)
-    parser = get_parser(name)
+    parser = get_parser(name, task)  # jekyll's and immutable-js's parsers pick a format by row
     if kind == "issuebench":
         match = _NONCE_LINE.match(text.split("\n", 1)[0])
         assert match is not None
@@ -170,6 +175,9 @@ def read_log(text: str, task: Task, *, rule: GradingRule | None = None, recipes_
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "the end marker with this run's nonce is missing", name), rule
         status_map = parser(cut_after_runner_summary(section))  # as the run itself read it
+        if not status_map and task.eval_type == "fail_only" and suite_ran(section):
+            # Parsers of fail_only rows record failures only: a clean run has no results to list.
+            return ReadLog(kind, {}, parser=name, returncode=recorded_exit_code(text, match.group(1))), rule
         if not status_map:
             return ReadLog(kind, None, InstanceStatus.LOG_UNPARSEABLE,
                            "no test results between the markers", name), rule
@@ -237,7 +245,7 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
     report_file = log.instance_dir / RUNNER_REPORT_ARTIFACT
     runner = read_report(report_file.read_bytes()) if report_file.is_file() else RunnerReport()
     found = [] if task.eval_type == "fail_only" else disagreements(
-        read.status_map, runner, task.FAIL_TO_PASS, task.PASS_TO_PASS, get_parser(read.parser))
+        read.status_map, runner, task.FAIL_TO_PASS, task.PASS_TO_PASS, get_parser(read.parser, task=task))
     result = grade(read.status_map, task.FAIL_TO_PASS, task.PASS_TO_PASS, eval_type=task.eval_type,
                    strict=strict, rule=used_rule, returncode=read.returncode, disagreements=found)
     return base.model_copy(update={

@@ -10,7 +10,7 @@ import pytest
 
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
 
@@ -33,7 +33,8 @@ def _modes(folder) -> dict[str, int]:
 def test_a_runs_artifacts_get_the_mode_the_umask_gives(tmp_path, umask, mask, expected):
     umask(mask)
     tasks = demo_tasks()[:1]
-    ctx = build_context(output_dir=tmp_path, run_id="modes", repos_dir=demo_repos_dir(), timeout=120, use_cache=False)
+    ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="modes", repos_dir=demo_repos_dir(), timeout=120,
+                                    use_cache=False))
     (report,) = run_evaluation(tasks, gold_predictions(tasks), ctx).reports
     instance = ctx.layout.instance_dir("gold", tasks[0].instance_id)
     modes = _modes(instance)

@@ -63,11 +63,11 @@ def test_ray_missing_prints_the_install_command_and_exits_2(monkeypatch, tmp_pat
 
 WORKER = """
 import os, sys
-from issuebench.executors.eval_jobs import ContextOptions, worker_context
-from issuebench.sandbox import Limits
-ctx = worker_context(ContextOptions(run_id="r", repos_dir=None, recipes_dir=None, no_sandbox=True, strict=False,
-                                    allow_clone=False, use_cache=False, python_fallback="error", backend="local",
-                                    keep_workspaces=False, limits=Limits()))
+from issuebench.executors.eval_jobs import worker_context
+from pathlib import Path
+from issuebench.harness import EvalOptions
+ctx = worker_context(EvalOptions(output_dir=Path("driver-out"), run_id="r", no_sandbox=True, allow_clone=False,
+                                 use_cache=False))
 print(ctx.layout.output_dir)
 if sys.argv[1] == "killed":
     os._exit(9)
