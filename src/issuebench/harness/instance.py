@@ -240,6 +240,7 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
 
 def parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: int | None) -> TestRun:
     from issuebench.parsers import extract_test_output, get_parser
+    from issuebench.parsers.evidence import suite_ran
 
     run.test_output = extract_test_output(run.output, nonce=nonce)
     if run.test_output is not None:
@@ -247,8 +248,10 @@ def parse_run(task: Task, spec: EnvSpec, run: TestRun, nonce: str, returncode: i
     if run.test_output is None:
         run.status, run.reason = InstanceStatus.LOG_UNPARSEABLE, "test output markers missing"
         return run
-    run.status_map = get_parser(parser_name(task, spec))(run.test_output)
-    if not run.status_map:
+    run.status_map = get_parser(parser_name(task, spec), task=task)(run.test_output)
+    # Parsers of fail_only rows record failures only: a clean run that shows the suite ran is graded.
+    clean_fail_only = task.eval_type == "fail_only" and suite_ran(run.test_output)
+    if not run.status_map and not clean_fail_only:
         run.status = InstanceStatus.LOG_UNPARSEABLE
         run.reason = f"no test results found in the output (exit code {returncode}): {_tail(run.test_output)}"
         return run
