@@ -36,9 +36,9 @@ def main() -> int:
     os.environ.setdefault("ISSUEBENCH_HOME", tempfile.mkdtemp(prefix="bm25-bench-"))
 
     from issuebench.datasets import load_tasks
-    from issuebench.harness.repos import candidate_paths
     from issuebench.infer.retrieval import BM25Retriever, oracle_paths
     from issuebench.infer.run import InferConfig, make_prompt
+    from issuebench.repos.find import candidate_paths
 
     rows, skipped = [], Counter()
     for path in args.data:

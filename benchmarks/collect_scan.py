@@ -24,9 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from issuebench.collect import CollectOptions, collect, version_rule
+from issuebench.collect import CollectOptions, collect
 from issuebench.collect.history import git, walk_history
 from issuebench.collect.versions import assign_versions
+from issuebench.repos import version_rule
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",
        "GIT_COMMITTER_EMAIL": "b@x", "GIT_CONFIG_NOSYSTEM": "1"}

@@ -26,8 +26,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from issuebench.datasets import load_tasks
-from issuebench.harness.repos import find_repo
 from issuebench.models import Task
+from issuebench.repos.find import find_repo
 
 NOOP_PATCH = ("diff --git a/ISSUEBENCH_NOOP.txt b/ISSUEBENCH_NOOP.txt\nnew file mode 100644\n"
               "--- /dev/null\n+++ b/ISSUEBENCH_NOOP.txt\n@@ -0,0 +1 @@\n+this patch changes nothing\n")

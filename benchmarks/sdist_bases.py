@@ -25,8 +25,8 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from issuebench.collect.index_fetch import SDIST_SUFFIXES, index_url
 from issuebench.collect.pypi_history import extract_sdist
+from issuebench.index.fetch import SDIST_SUFFIXES, index_url
 from issuebench.models import Task
 from issuebench.patch import apply_patch
 from issuebench.patch.parse import parse_patch

@@ -88,8 +88,8 @@ def fetch_registry(job: dict, years: float, work: Path) -> dict:
     """The project's newest release at least `years` old, unpacked under work."""
     import datetime as dt
 
-    from issuebench.collect.index_fetch import fetch_sdist
     from issuebench.collect.pypi_history import download_sdist, extract_sdist, sdist_date
+    from issuebench.index.fetch import fetch_sdist
 
     sys.path.insert(0, str(Path(__file__).parent))
     from setup_corpus import index_json_base, pick_release

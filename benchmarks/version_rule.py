@@ -6,7 +6,7 @@
 For every row whose repository is among the clones (CLONES/owner__name), four rules are compared
 with the row's `version`, per repository: the nearest tag first (issuebench before this rule),
 files only (`__version__` anywhere in the tree, then setup metadata), the rule now used
-(issuebench.collect.version_rule: the package's own version file, static metadata, the nearest
+(issuebench.repos.version_rule: the package's own version file, static metadata, the nearest
 version-like tag), and that rule mapped onto the packaged recipe's versions as eval does for a
 row without version (issuebench.harness.task_version). -v lists every row the mapped rule misses.
 """
@@ -20,10 +20,10 @@ from collections import defaultdict
 from pathlib import Path
 
 from issuebench.collect.history import git
-from issuebench.collect.version_rule import find_version, major_minor
 from issuebench.collect.versions import _version_from_files
 from issuebench.harness.task_version import with_repository_version
 from issuebench.models import Task
+from issuebench.repos.version_rule import find_version, major_minor
 
 RULES = ("tag first", "files only", "rule", "rule+recipe")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issuebench.envs._toml import tomllib
+from issuebench.tomlcompat import tomllib
 from issuebench.models import InstanceStatus, PatchStatus
 
 PROJECTS_DIR = Path(__file__).resolve().parent / "demo_projects"

@@ -7,7 +7,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from issuebench.collect.index_fetch import fetch_sdist, sdist_links
+from issuebench.index.fetch import fetch_sdist, sdist_links
 
 
 @pytest.fixture

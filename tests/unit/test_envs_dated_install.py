@@ -78,7 +78,7 @@ def test_a_direct_dependency_held_years_behind_the_date_gets_a_floor(monkeypatch
     times = {"numba": {"0.53.1": "2021-03-25T00:00:00Z", "0.56.3": "2022-10-13T00:00:00Z",
                        "0.58.0": "2023-09-20T00:00:00Z", "0.58.1": "2023-10-17T00:00:00Z"},
              "numpy": {"1.26.0": "2023-09-16T00:00:00Z"}}
-    monkeypatch.setattr("issuebench.envs.release_dates.upload_times", lambda name: times.get(name, {}))
+    monkeypatch.setattr("issuebench.index.release_dates.upload_times", lambda name: times.get(name, {}))
     compiled = "numba==0.53.1\nnumpy==1.26.0\nllvmlite==0.36.0\n"
     assert dated_install.held_back(compiled, ["numba", "numpy>=1.16"], "2023-10-03T14:31:47Z") == ["numba>=0.56.3"]
     # A release of the date's own year is no sign of anything.
@@ -89,7 +89,7 @@ def test_a_dependency_the_project_pins_or_caps_is_never_given_a_floor(monkeypatc
     from issuebench.envs import dated_install
 
     times = {"docutils": {"0.15.2": "2019-07-30T00:00:00Z", "0.20": "2023-05-04T00:00:00Z"}}
-    monkeypatch.setattr("issuebench.envs.release_dates.upload_times", lambda name: times.get(name, {}))
+    monkeypatch.setattr("issuebench.index.release_dates.upload_times", lambda name: times.get(name, {}))
     assert dated_install.held_back("docutils==0.15.2\n", ["docutils==0.15.2"], "2023-10-03T14:31:47Z") == []
     assert dated_install.held_back("docutils==0.15.2\n", ["docutils<0.16"], "2023-10-03T14:31:47Z") == []
     assert dated_install.held_back("docutils==0.15.2\n", ["docutils"], "2023-10-03T14:31:47Z") == ["docutils>=0.20"]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 from issuebench.envs.build_tools import build_constraints
 from issuebench.envs.dating import date_args, filtered_by_cutoff
-from issuebench.envs.release_dates import version_of
 from issuebench.envs.requirements import direct_reference_name, requirement_file_pins, usable_requirements
+from issuebench.index.release_dates import version_of
 
 
 def test_direct_references_name_their_distribution():
@@ -111,7 +111,7 @@ def test_an_unsatisfiable_requirement_is_named_from_the_resolver_output():
 
 
 def test_wheels_are_matched_to_the_interpreter():
-    from issuebench.envs.release_dates import _wheel_fits
+    from issuebench.index.release_dates import _wheel_fits
 
     assert _wheel_fits("numpy-1.22.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "cp310")
     assert _wheel_fits("x-1-cp37-abi3-manylinux1_x86_64.whl", "cp310")

@@ -1,4 +1,4 @@
-"""Batched git reads (issuebench.collect.git_objects) answer what one git process per read
+"""Batched git reads (issuebench.repos.objects) answer what one git process per read
 answered, on real repositories built here; and assign_versions runs git a few times in all."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.collect import git_objects
-from issuebench.collect.git_objects import VERSION_TAGS, ObjectReader, describe_version_tags
-from issuebench.collect.version_rule import find_version, find_versions
 from issuebench.collect.versions import assign_versions
 from issuebench.models import Task
+from issuebench.repos import objects as git_objects
+from issuebench.repos.objects import VERSION_TAGS, ObjectReader, describe_version_tags
+from issuebench.repos.version_rule import find_version, find_versions
 from tests.gitrepo import commit_files, git, init_repo
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.collect.version_rule import find_version
 from issuebench.harness.instance import resolve_task_spec
 from issuebench.models import Task
+from issuebench.repos.version_rule import find_version
 from tests.gitrepo import commit_files, git, init_repo
 
 REAL = Path(__file__).parents[3] / "repos"

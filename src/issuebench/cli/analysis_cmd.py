@@ -212,7 +212,7 @@ def perturb_cmd(
         if rename:
             repo_dir = None
             if repos_dir is not None:
-                from issuebench.harness.repos import find_repo
+                from issuebench.repos.find import find_repo
 
                 repo_dir = find_repo(task.repo, repos_dir, allow_clone=False)
             renamed = rename_task_and_repository(task, repo_dir)

@@ -110,8 +110,8 @@ def build_cmd(
     from issuebench.datasets import load_tasks
     from issuebench.envs import EnvBuilder, resolve_spec
     from issuebench.harness.overlay import ensure_env_with_overlay
-    from issuebench.harness.repos import find_repo
     from issuebench.harness.workspace import create_workspace, remove_workspace
+    from issuebench.repos.find import find_repo
 
     check_folder("--repos-dir", repos_dir)
     tasks = load_tasks(dataset, require_tests=False)  # building needs no test lists

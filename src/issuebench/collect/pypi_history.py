@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tarfile
 import tempfile
 import zipfile
@@ -23,15 +22,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
 from issuebench import config
 from issuebench.collect.history import git
 from issuebench.errors import IssuebenchError
+from issuebench.index.sdists import download_sdist, index_versions
 
 # Files a build tool writes into an sdist; they change with every release and are no one's code.
 _GENERATED = re.compile(r"(^|/)(PKG-INFO|[^/]+\.egg-info(/.*)?)$")
-_AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
 
 
 @dataclass
@@ -39,60 +37,6 @@ class Release:
     version: str
     sdist: Path
     date: datetime
-
-
-def index_versions(name: str) -> list[str]:
-    """Final releases known to pip's index, oldest first."""
-    proc = _pip("index", "versions", name)
-    match = _AVAILABLE.search(proc.stdout)
-    if proc.returncode != 0 or not match:
-        raise IssuebenchError(f"the package index lists no versions of {name!r}: "
-                              f"{(proc.stderr.strip().splitlines() or ['no output'])[-1]}",
-                              hint="check the project name and that pip can reach its index")
-    versions = []
-    for text in match.group(1).split(","):
-        try:
-            version = Version(text.strip())
-        except InvalidVersion:
-            continue
-        if not (version.is_prerelease or version.is_devrelease):
-            versions.append(version)
-    return [str(v) for v in sorted(set(versions))]
-
-
-def download_sdist(name: str, version: str, dest: Path) -> Path | None:
-    """The sdist of one release, or None when that release has none."""
-    dest.mkdir(parents=True, exist_ok=True)
-    before = set(dest.iterdir())
-    proc = _pip("download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
-                f"{name}=={version}", "-d", str(dest))
-    new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
-    if proc.returncode != 0 or not new:
-        # --no-build-isolation fails for sdists needing build tools we lack: retry isolated.
-        proc = _pip("download", "--no-deps", "--no-binary", ":all:", f"{name}=={version}",
-                    "-d", str(dest))
-        new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
-    if not new:
-        # pip prepares metadata even to download, which an old setup.py may no longer survive:
-        # take the file from the index's simple page instead.
-        from issuebench.collect.index_fetch import fetch_sdist
-
-        try:
-            fetched = fetch_sdist(name, version, dest)
-        except OSError:
-            fetched = None
-        return fetched
-    return new[0]
-
-
-def _pip(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    return subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,
-                          env=env, check=False, timeout=900)
-
-
-def _is_archive(path: Path) -> bool:
-    return path.name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip"))
 
 
 def sdist_date(sdist: Path) -> datetime:

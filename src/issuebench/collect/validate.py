@@ -304,7 +304,7 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
 def _clone_of(task: Task, repos_dir: Path | None) -> Path | None:
     """The task's repository as eval finds it (cloned when it may be), or None: then dates come
     from the row alone and the run itself says what is missing."""
-    from issuebench.harness.repos import find_repo
+    from issuebench.repos.find import find_repo
 
     try:
         return find_repo(task.repo, repos_dir)

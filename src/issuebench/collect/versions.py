@@ -3,7 +3,7 @@
 Like the reference: `version` is "major.minor" of the release the base commit belongs to, and
 tasks of one version share an environment built at `environment_setup_commit`, the newest base
 commit of the group; set-up therefore runs once per group.
-Sources, in order (issuebench.collect.version_rule): the version file of the package named after
+Sources, in order (issuebench.repos.version_rule): the version file of the package named after
 the repository, static setup metadata, the nearest version-like tag.
 """
 
@@ -31,7 +31,7 @@ def major_minor(text: str) -> str | None:
 def version_at(repo_dir: Path, commit: str) -> str | None:
     # The rule lives in version_rule (the package's own version file, metadata, then the tag),
     # measured on Lite rows; the eval harness uses it for rows without a version.
-    from issuebench.collect.version_rule import find_version
+    from issuebench.repos.version_rule import find_version
 
     found = find_version(repo_dir, commit)
     return found.version if found else None
@@ -63,8 +63,8 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] 
     first (the clone's folder may be named anything). Lookups go in batches (each bisection step's midpoints, then every
     base off the main line) through one reader, so git runs a few times per step, not per file.
     """
-    from issuebench.collect.git_objects import ObjectReader
-    from issuebench.collect.version_rule import find_versions
+    from issuebench.repos.objects import ObjectReader
+    from issuebench.repos.version_rule import find_versions
 
     tasks = list(tasks)
     cache: dict[str, str | None] = {}

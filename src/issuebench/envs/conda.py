@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from issuebench.envs._toml import tomllib
+from issuebench.tomlcompat import tomllib
 
 
 @functools.lru_cache(maxsize=1)

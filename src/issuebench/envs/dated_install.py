@@ -195,7 +195,7 @@ def held_back(compiled: str, direct: Sequence[str], cutoff: str) -> list[str]:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
-    from issuebench.envs.release_dates import upload_times
+    from issuebench.index.release_dates import upload_times
 
     names, capped = set(), set()
     for text in direct:

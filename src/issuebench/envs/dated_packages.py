@@ -199,7 +199,7 @@ class DatedPackages:
 
 def first_wheel_date(name: str, python: str, cutoff: str) -> str | None:
     """The end of the day the first wheel of `name` for the interpreter was published."""
-    from issuebench.envs.release_dates import first_wheel_after
+    from issuebench.index.release_dates import first_wheel_after
 
     version = python_version(python)
     tag = "cp" + "".join(version.split(".")[:2]) if version else None

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from issuebench.envs.python_table import python_table
+
 if TYPE_CHECKING:
     from issuebench.models import EnvSpec
 
@@ -26,11 +28,7 @@ _FILTERED = re.compile(r"`([A-Za-z0-9][A-Za-z0-9._-]*)` was filtered by `exclude
 
 def python_release_date(version: str) -> str | None:
     """The first release date (YYYY-MM-DD) of a CPython minor version, from the packaged table."""
-    from issuebench.setup.data import (
-        load,  # the table setup ranks interpreters by; imported late (setup uses envs)
-    )
-
-    return load("pythons").get("released", {}).get(".".join(version.split(".")[:2]))
+    return python_table().get("released", {}).get(".".join(version.split(".")[:2]))
 
 
 def effective_cutoff(cutoff: str | None, python_version: str) -> str | None:
@@ -90,7 +88,7 @@ def failed_builds(resolver_output: str) -> list[str]:
 def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:
     """The latest publication among exact pins published after `cutoff` (None if none is later,
     or the index cannot say)."""
-    from issuebench.envs.release_dates import upload_time
+    from issuebench.index.release_dates import upload_time
 
     later = [when for name, version in pins
              if (when := upload_time(name, version)) is not None and when > cutoff]

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.config import TESTBED_PATH
-from issuebench.envs._toml import tomllib
 from issuebench.envs.conda import conda_to_pip
 from issuebench.envs.recipes import packaged_recipes_dir, recipe_filename
 from issuebench.errors import IssuebenchError
+from issuebench.tomlcompat import tomllib
 
 DEFAULT_VERSION = "4.1.0"
 _SPEC_FILES = ("swebench/harness/constants/python.py", "swebench/harness/constants.py")

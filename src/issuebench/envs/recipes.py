@@ -35,9 +35,9 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import ValidationError
 
-from issuebench.envs._toml import tomllib
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import EnvSpec, Task
+from issuebench.tomlcompat import tomllib
 
 _SPEC_FIELDS = set(EnvSpec.model_fields)
 

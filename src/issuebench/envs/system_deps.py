@@ -14,8 +14,8 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from issuebench.envs._toml import tomllib
 from issuebench.errors import IssuebenchError, OptionError
+from issuebench.tomlcompat import tomllib
 
 
 def missing(packages: Iterable[str]) -> list[str]:

@@ -19,7 +19,6 @@ from issuebench.harness import artifacts, commands, guards, staging, tests_fallb
 from issuebench.harness.context import EvalContext
 from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.numerics import with_common_numerics
-from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
 from issuebench.harness.runner_report import RunnerReport, run_reporting
@@ -37,6 +36,7 @@ from issuebench.models import (
     stable_hash,
 )
 from issuebench.parsers.markers import EXIT_CODE_MARKER
+from issuebench.repos.find import find_repo
 
 SANDBOX_STATUS = {
     "timeout": InstanceStatus.TIMEOUT,

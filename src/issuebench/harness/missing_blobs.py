@@ -113,7 +113,7 @@ def _project_names(repo: str, missing: list[tuple[str, str]]) -> list[str]:
 
 def _releases_nearest(name: str, when: str | None) -> list[str]:
     """Releases of `name`, the newest before `when` first, then the later ones oldest first."""
-    from issuebench.envs.release_dates import fetch_upload_times
+    from issuebench.index.release_dates import fetch_upload_times
 
     try:
         times = fetch_upload_times(name)
@@ -131,7 +131,7 @@ def _releases_nearest(name: str, when: str | None) -> list[str]:
 
 def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
     """Blob id -> content of the wanted files found, with the right id, in one release's sdist."""
-    from issuebench.collect.pypi_history import download_sdist
+    from issuebench.index.sdists import download_sdist
 
     with tempfile.TemporaryDirectory(prefix="issuebench-blobs-") as tmp:
         try:

@@ -52,7 +52,7 @@ def needed_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_di
     already here (nothing is cloned for this). A task without a recipe is left to its own run,
     which reports that."""
     from issuebench.harness.instance import resolve_task_spec
-    from issuebench.harness.repos import find_repo
+    from issuebench.repos.find import find_repo
 
     sources: dict[str, Path | None] = {}
     out: dict[str, list[str]] = {}

@@ -2,7 +2,7 @@
 
 Rows of another generation of the format lose or change `version` (absent; a JSON number, so
 "0.20" arrives as 0.2; "v5.3" against "5.3"). The version read at the base commit
-(issuebench.collect.version_rule) decides, and when the recipe has no table for it, the
+(issuebench.repos.version_rule) decides, and when the recipe has no table for it, the
 nearest recipe version at or below it does: the reference groups a release's development
 commits with the last version it built an environment for (xarray 0.13-0.17 -> 0.12 in Lite).
 Whatever was chosen is said in a note that reaches the result and the instance log.
@@ -64,7 +64,7 @@ def with_repository_version(task: Task, source: Path | None,
         return task, None
     found = None
     if source is not None and task.base_commit:
-        from issuebench.collect.version_rule import find_version
+        from issuebench.repos.version_rule import find_version
 
         found = find_version(source, task.base_commit, task.repo)
     read = f"{found.version} ({found.source})" if found else "nothing"

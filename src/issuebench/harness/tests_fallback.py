@@ -123,7 +123,7 @@ def when_tests_cannot_run(task: Task, model_patch: str | None, ctx: Any, run: An
 
 def _fallback(task: Task, ctx: Any, why: str) -> EnvSpec | str:
     """The version's setup recipe, or a one-line reason there is none."""
-    from issuebench.harness.repos import find_repo
+    from issuebench.repos.find import find_repo
     from issuebench.setup.fallback import fallback_spec  # setup builds on the harness: imported late
 
     try:

@@ -8,8 +8,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.envs._toml import tomllib
 from issuebench.errors import InputError
+from issuebench.tomlcompat import tomllib
 
 DEFAULT_PRICES = Path(__file__).resolve().parent / "data" / "prices.toml"
 

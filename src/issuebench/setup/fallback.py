@@ -93,7 +93,7 @@ def for_instance(task: Task, ctx: Any, source: Path | None, why: str,
     and the fallback is on, of the fallback recipe; raises the build's error when neither builds.
     """
     from issuebench.harness import overlay
-    from issuebench.harness.repos import find_repo
+    from issuebench.repos.find import find_repo
 
     enabled = bool(getattr(ctx, "setup_fallback", False)) and getattr(ctx, "backend", "local") != "docker"
 

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
-from issuebench.setup.data import load
+from issuebench.envs.python_table import python_table
 
 _CLAUSE = re.compile(r"^\s*(~=|===|==|!=|<=|>=|<|>)?\s*([0-9][0-9a-z.*]*)\s*$")
 
@@ -58,7 +58,7 @@ def released_by(minor: str, date: str | None) -> bool:
     """Was Python `minor` released on or before `date` (ISO)? Unknown versions count as released."""
     if not date:
         return True
-    released = load("pythons")["released"].get(minor)
+    released = python_table()["released"].get(minor)
     return released is None or released <= date[:10]
 
 
@@ -66,10 +66,10 @@ def adopted_by(minor: str, date: str | None) -> bool:
     """Released long enough before `date` for packages to support it."""
     if not date:
         return True
-    released = load("pythons")["released"].get(minor)
+    released = python_table()["released"].get(minor)
     if released is None:
         return True
-    days = load("pythons")["policy"]["adoption_days"]
+    days = python_table()["policy"]["adoption_days"]
     cutoff = (dt.date.fromisoformat(date[:10]) - dt.timedelta(days=days)).isoformat()
     return released <= cutoff
 
@@ -88,7 +88,7 @@ def installed_minors() -> list[str]:
 
 def first_without(module: str) -> str | None:
     """The first Python without a removed standard-library module, if it is one."""
-    return load("pythons")["removed_modules"].get(module.split(".")[0])
+    return python_table()["removed_modules"].get(module.split(".")[0])
 
 
 def rank_pythons(requires: Iterable[str], ci: Iterable[str], classifiers: Iterable[str],
@@ -99,7 +99,7 @@ def rank_pythons(requires: Iterable[str], ci: Iterable[str], classifiers: Iterab
     requires-python. Preferred: the newest that CI or classifiers list and that had time to be
     adopted by the date; then the other adopted ones, newest first; then the rest.
     """
-    oldest = minor_key(load("pythons")["policy"]["oldest"])
+    oldest = minor_key(python_table()["policy"]["oldest"])
     requires = [r for r in requires if r]
     allowed = [v for v in installed
                if minor_key(v) >= oldest and released_by(v, date) and all(satisfies(v, r) for r in requires)]

@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass, field
 from issuebench.errors import IssuebenchError
 from issuebench.grading import grade
 from issuebench.harness.instance import EvalContext, resolve_task_spec, run_tests
-from issuebench.harness.repos import find_repo
 from issuebench.harness.workspace import create_workspace, git, remove_workspace
 from issuebench.models import InstanceStatus, Task
+from issuebench.repos.find import find_repo
 from issuebench.strength.mutants import Mutant, Mutator, default_mutator
 from issuebench.strength.select import changed_code
 

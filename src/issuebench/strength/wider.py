@@ -21,7 +21,6 @@ from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
 from issuebench.harness import artifacts, commands
 from issuebench.harness.instance import EvalContext, TestRun, resolve_task_spec, run_tests
-from issuebench.harness.repos import find_repo
 from issuebench.harness.runlog import InstanceLog
 from issuebench.models import (
     EnvSpec,
@@ -32,6 +31,7 @@ from issuebench.models import (
     TestStatus,
     stable_hash,
 )
+from issuebench.repos.find import find_repo
 from issuebench.strength.select import (
     MAX_MODULES,
     Scope,

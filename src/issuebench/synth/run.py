@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs._toml import tomllib
 from issuebench.errors import InputError
 from issuebench.models import EnvSpec
 from issuebench.synth import coverage_map, output
@@ -19,6 +18,7 @@ from issuebench.synth.base import Candidate
 from issuebench.synth.tasks import make_row
 from issuebench.synth.validate import KEPT, Baseline, Outcome, check
 from issuebench.synth.workbench import Workbench
+from issuebench.tomlcompat import tomllib
 
 Progress = Callable[[str], None]
 

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.collect.git_objects import ObjectReader, describe_version_tags
+from issuebench.repos.objects import ObjectReader, describe_version_tags
 
 _VERSION = re.compile(r"(\d+)\.(\d+)")
 # `__version__ = "1.5.dev"`, `version = '2.0'`, `__version__: str = "x"`; literal strings only.

@@ -58,7 +58,7 @@ def version_of(filename: str, name: str) -> str | None:
 
 def index_files(name: str, *, timeout: float = 30) -> list[dict]:
     """The `files` of a project's page on the index pip uses (PEP 691 JSON)."""
-    from issuebench.collect.index_fetch import index_url
+    from issuebench.index.fetch import index_url
 
     url = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
     request = urllib.request.Request(url, headers={"Accept": _ACCEPT})

@@ -1,0 +1,2 @@
+"""The package registries: the index client (pages, release dates, sdists), one room for every
+layer that asks the index something."""
