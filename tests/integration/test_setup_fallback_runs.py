@@ -19,6 +19,7 @@ from issuebench.cli.main import app
 from issuebench.collect import pipeline as P
 from issuebench.models import Task
 from issuebench.setup import fallback
+from issuebench.setup.fallback import fallback_spec
 from tests.unit.test_collect_mining import Repo
 
 pytestmark = [pytest.mark.slow, pytest.mark.network]
@@ -121,7 +122,7 @@ def test_validate_and_eval_fall_back_to_setup_when_the_tests_cannot_run(tmp_path
 
     runner, _ = harness_runner(repos_dir=repos, work_dir=tmp_path / "w", setup_fallback=True)
     shipped = pickle.loads(pickle.dumps(runner))
-    assert shipped._ctx is None and build_context(shipped.options).setup_fallback is True
+    assert shipped._ctx is None and build_context(shipped.options).setup_fallback is fallback_spec
 
 
 def test_a_patch_that_breaks_imports_gets_no_fallback(tmp_path: Path) -> None:

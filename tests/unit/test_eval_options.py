@@ -14,6 +14,7 @@ from issuebench.executors.eval_jobs import evaluate_remotely, worker_context
 from issuebench.harness import EvalContext, EvalOptions, build_context
 from issuebench.llm import ReplayModel
 from issuebench.models import Prediction, Task
+from issuebench.setup.fallback import fallback_spec
 
 TASK = Task(instance_id="acme__calc-1", repo="acme/calc", base_commit="0" * 40, patch="", test_patch="",
             problem_statement="fix it", FAIL_TO_PASS=["t::a"], PASS_TO_PASS=[])
@@ -24,7 +25,7 @@ def every_option_changed(tmp_path: Path) -> EvalOptions:
     return EvalOptions(output_dir=tmp_path / "driver", run_id="r7", timeout=77.0, repos_dir=tmp_path / "repos",
                        recipes_dir=tmp_path / "recipes", no_sandbox=True, strict=True, allow_clone=False,
                        use_cache=False, python_fallback="nearest", memory_mb=512, backend="docker",
-                       keep_workspaces=True, offline=True, setup_fallback=True)
+                       keep_workspaces=True, offline=True, setup_fallback=fallback_spec)
 
 
 class Shipper:

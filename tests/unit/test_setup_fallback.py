@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from issuebench.errors import IssuebenchError
+from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.models import EnvSpec, Task
 from issuebench.setup import fallback
 from tests.gitrepo import init_repo
@@ -50,26 +51,26 @@ def test_a_recipe_that_fails_to_build_falls_back_to_the_remembered_setup(ws: Pat
     _remember({"accepted": True, "commit": "b" * 40, "env": GOOD.model_dump(mode="json"),
                "tests_run": 10, "tests_passed": 10})
     builder = _Builder()
-    ctx = SimpleNamespace(setup_fallback=True, backend="local", env_builder=builder, sandbox=None,
+    ctx = SimpleNamespace(setup_fallback=fallback.fallback_spec, backend="local", env_builder=builder, sandbox=None,
                           repos_dir=None, allow_clone=False)
-    spec, env = fallback.for_instance(TASK, ctx, ws, "", built=(BROKEN, ws))
+    spec, env = env_for_task(TASK, ctx, ws, BROKEN, ws)
     assert env.env_hash == spec.env_hash()
     assert spec.packages == ["pytest"] and builder.built == [["pytest"]]
     assert spec.notes[-1] == "setup fallback: recipe set up from bbbbbbbbbbbb (10/10 tests passed there)"
     # A task without any recipe gets the same remembered recipe, with no search.
-    assert fallback.for_instance(TASK, ctx, ws, "no environment recipe").packages == ["pytest"]
+    assert other_recipe(TASK, ctx, ws, "no environment recipe").packages == ["pytest"]
 
 
 def test_without_the_option_or_with_a_remembered_failure_the_build_error_stands(ws: Path) -> None:
     builder = _Builder()
-    off = SimpleNamespace(setup_fallback=False, backend="local", env_builder=builder, sandbox=None)
+    off = SimpleNamespace(setup_fallback=None, backend="local", env_builder=builder, sandbox=None)
     with pytest.raises(IssuebenchError, match="no-such-thing"):
-        fallback.for_instance(TASK, off, ws, "", built=(BROKEN, ws))
-    assert fallback.for_instance(TASK, off, ws, "no environment recipe") is None
+        env_for_task(TASK, off, ws, BROKEN, ws)
+    assert other_recipe(TASK, off, ws, "no environment recipe") is None
     _remember({"accepted": False, "commit": "b" * 40, "reason": "best attempt passed 1/9 tests"})
-    on = SimpleNamespace(setup_fallback=True, backend="local", env_builder=builder, sandbox=None)
+    on = SimpleNamespace(setup_fallback=fallback.fallback_spec, backend="local", env_builder=builder, sandbox=None)
     with pytest.raises(IssuebenchError, match="no-such-thing"):
-        fallback.for_instance(TASK, on, ws, "", built=(BROKEN, ws))
+        env_for_task(TASK, on, ws, BROKEN, ws)
     spec, note = fallback.fallback_spec(TASK, ws)
     assert spec is None and note == "setup fallback: no recipe for o/r 1.0 (best attempt passed 1/9 tests)"
 

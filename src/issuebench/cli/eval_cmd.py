@@ -78,6 +78,7 @@ def eval_command(
     from issuebench.harness.run import RunInterrupted
     from issuebench.harness.run_lock import run_locked
     from issuebench.harness.system_check import require_system_packages
+    from issuebench.setup.fallback import fallback_spec
 
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
@@ -103,7 +104,7 @@ def eval_command(
         options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
                               recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
                               use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
-                              setup_fallback=setup_fallback)
+                              setup_fallback=fallback_spec if setup_fallback else None)
         ctx = build_context(options)
         if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
             err_console.print("[yellow]warning:[/] running WITHOUT a sandbox (--no-sandbox): patches run unconfined")

@@ -27,6 +27,7 @@ from issuebench.collect import pipeline as P
 from issuebench.harness.commands import files_in_diff
 from issuebench.harness.options import EvalOptions
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
+from issuebench.setup.fallback import fallback_spec
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
@@ -285,7 +286,7 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
 
     run = HarnessRunner(EvalOptions(output_dir=work_dir, run_id="validate", timeout=timeout,
                                     repos_dir=repos_dir, recipes_dir=recipes_dir, no_sandbox=no_sandbox,
-                                    use_cache=False, setup_fallback=setup_fallback))
+                                    use_cache=False, setup_fallback=fallback_spec if setup_fallback else None))
 
     def with_env(task: Task) -> Task:
         if task.env is None and recipe is not None:

@@ -16,6 +16,7 @@ from issuebench.harness.options import EvalOptions
 
 if TYPE_CHECKING:  # the builder and the sandbox are imported when a context is made, not before
     from issuebench.envs import EnvBuilder
+    from issuebench.harness.recipe_fallback import RecipeFinder
     from issuebench.sandbox import Limits, Sandbox
 
 
@@ -60,7 +61,7 @@ class EvalContext:
         return self.options.backend
 
     @property
-    def setup_fallback(self) -> bool:
+    def setup_fallback(self) -> RecipeFinder | None:
         return self.options.setup_fallback
 
 

@@ -19,6 +19,7 @@ from issuebench.harness import artifacts, commands, guards, staging, tests_fallb
 from issuebench.harness.context import EvalContext
 from issuebench.harness.instance_requirements import layer_for
 from issuebench.harness.numerics import with_common_numerics
+from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
 from issuebench.harness.runner_report import RunnerReport, run_reporting
@@ -124,7 +125,7 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     try:
         spec = spec or resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
-        spec = _setup_fallback(task, ctx, source, f"no environment recipe: {_explain(exc)}")
+        spec = other_recipe(task, ctx, source, f"no environment recipe: {_explain(exc)}")
         if spec is None:
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {_explain(exc)}")
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
@@ -153,7 +154,7 @@ def _run_in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spe
     # is in the tree: a hostile patch can never reach the shared environment.
     t0 = time.monotonic()
     try:
-        spec, env = _setup_fallback(task, ctx, None, "", built=(spec, ws))
+        spec, env = env_for_task(task, ctx, None, spec, ws)
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, _explain(exc)
         return run
@@ -312,7 +313,7 @@ def _evaluate(task: Task, prediction: Prediction, ctx: EvalContext, work: Path, 
     try:
         spec = resolve_task_spec(task, ctx.recipes_dir, source)
     except IssuebenchError as exc:
-        spec = _setup_fallback(task, ctx, source, f"no environment recipe: {_explain(exc)}")
+        spec = other_recipe(task, ctx, source, f"no environment recipe: {_explain(exc)}")
         if spec is None:
             return _finish(work, final, log, base.model_copy(update={
                 "status": InstanceStatus.ENV_FAILED, "reason": f"no environment recipe: {_explain(exc)}"}))
@@ -365,13 +366,6 @@ def _evaluate(task: Task, prediction: Prediction, ctx: EvalContext, work: Path, 
 
         store(report.cache_key, final)
     return report
-
-
-def _setup_fallback(task: Task, ctx: EvalContext, source: Path | None, why: str, built: tuple | None = None):
-    """The recipe `setup` finds for the task's version (--setup-fallback), or with `built`, the env."""
-    from issuebench.setup import fallback  # setup builds on the harness: imported late
-
-    return fallback.for_instance(task, ctx, source, why, built)
 
 
 # Faults of the machine rather than of the patch are retried on the next run, never cached.

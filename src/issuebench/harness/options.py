@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from issuebench.harness.recipe_fallback import RecipeFinder
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class EvalOptions:
     backend: str = "local"  # local | docker
     keep_workspaces: bool = False
     offline: bool = False  # no network at all, neither clones nor package downloads (uv's cache only)
-    # When a task's recipe is missing or fails to build: set up its repository version instead
-    # (issuebench.setup.fallback; remembered per version, said in the result's notes).
-    setup_fallback: bool = False
+    # When a task's recipe is missing or fails to build: the recipe finder to ask instead (the
+    # command line gives setup's, issuebench.setup.fallback.fallback_spec, remembered per version
+    # and said in the result's notes); None: no fallback. A module-level function travels by name.
+    setup_fallback: RecipeFinder | None = None

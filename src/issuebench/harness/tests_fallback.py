@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from issuebench.errors import IssuebenchError
+from issuebench.harness.recipe_fallback import recipe_or_reason
 from issuebench.models import EnvSpec, InstanceStatus, Task, TestStatus, stable_hash
 
 NOTE = "setup fallback"  # issuebench.setup.fallback.NOTE: every note of the fallback starts so
@@ -123,12 +123,4 @@ def when_tests_cannot_run(task: Task, model_patch: str | None, ctx: Any, run: An
 
 def _fallback(task: Task, ctx: Any, why: str) -> EnvSpec | str:
     """The version's setup recipe, or a one-line reason there is none."""
-    from issuebench.repos.find import find_repo
-    from issuebench.setup.fallback import fallback_spec  # setup builds on the harness: imported late
-
-    try:
-        source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
-    except IssuebenchError as exc:
-        return f"no repository to set up: {exc.message}"
-    spec, note = fallback_spec(task, source, builder=ctx.env_builder, sandbox=ctx.sandbox, why=why)
-    return spec if spec is not None else note.removeprefix(f"{NOTE}: ")
+    return recipe_or_reason(task, ctx, why)
