@@ -9,9 +9,9 @@ import pickle
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from issuebench.executors.agent_jobs import run_remote as agent_remote
-from issuebench.executors.eval_jobs import evaluate_remotely, worker_context
+from issuebench.agent.remote import run_remote as agent_remote
 from issuebench.harness import EvalContext, EvalOptions, build_context
+from issuebench.harness.remote import evaluate_remotely, worker_context
 from issuebench.llm import ReplayModel
 from issuebench.models import Prediction, Task
 from issuebench.setup.fallback import fallback_spec

@@ -63,7 +63,7 @@ def test_ray_missing_prints_the_install_command_and_exits_2(monkeypatch, tmp_pat
 
 WORKER = """
 import os, sys
-from issuebench.executors.eval_jobs import worker_context
+from issuebench.harness.remote import worker_context
 from pathlib import Path
 from issuebench.harness import EvalOptions
 ctx = worker_context(EvalOptions(output_dir=Path("driver-out"), run_id="r", no_sandbox=True, allow_clone=False,

@@ -89,7 +89,7 @@ def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Pat
             on_result(record)
 
     if executor is not None and executor.name != "local":  # each instance on a worker; the driver writes
-        from issuebench.executors.agent_jobs import run_remote
+        from issuebench.agent.remote import run_remote
 
         run_remote(executor, todo, model, config, ctx, ledger, finish)
     else:

@@ -60,7 +60,7 @@ def agent_command(
         if value is None:
             raise IssuebenchError(f"agent needs {name}", hint="issuebench agent --dataset D --output DIR --model M")
     from issuebench.agent import INFRA_STATUSES, AgentConfig, run_agent
-    from issuebench.executors.agent_jobs import MODEL_ENV
+    from issuebench.agent.remote import MODEL_ENV
     from issuebench.harness import EvalOptions, build_context
     from issuebench.llm import make_model
     from issuebench.llm.prices import DEFAULT_PRICES

@@ -233,7 +233,7 @@ def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers
     worker, which needs `runner` to pickle (harness_runner's does)."""
     tasks = list(tasks)
     if executor is not None and executor.name != "local":
-        from issuebench.executors.validate_jobs import validate_on
+        from issuebench.collect.remote import validate_on
 
         verdicts = validate_on(executor, tasks, runner, repeats, on_verdict)
         return ValidateResult(verdicts, tally(verdicts))

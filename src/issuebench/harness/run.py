@@ -108,7 +108,7 @@ def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ct
 
     jobs = [(by_id[p.instance_id], p) for p in predictions]
     if executor is not None and executor.name != "local":  # records go to workers; the driver writes
-        from issuebench.executors.eval_jobs import run_remote
+        from issuebench.harness.remote import run_remote
 
         finished = run_remote(executor, jobs, ctx, on_result)
     else:

@@ -172,7 +172,7 @@ def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
     """Validate candidates, `workers` at a time; stop early once --max-tasks are kept."""
     executor = run.opts.executor
     if executor is not None and executor.name != "local":  # candidates go to workers; the driver writes
-        from issuebench.executors.synth_jobs import run_remote
+        from issuebench.synth.remote import run_remote
 
         run_remote(executor, run, todo, p)
         return

@@ -32,7 +32,7 @@ MODEL_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ISSUEBENCH_MODEL_API_KEY", "O
 def agent_record(task: Task, *, model: Model, config: AgentConfig, options: EvalOptions) -> Trajectory:
     """Runs on a worker: one instance through the agent, in the worker's rebuilt run context."""
     from issuebench.agent.run import run_one
-    from issuebench.executors.eval_jobs import worker_context
+    from issuebench.harness.remote import worker_context
 
     # A ledger with no limit: the run's total is enforced by the driver, between instances.
     traj = run_one(task, model, config, worker_context(options), CostLedger())
