@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def on_result(res) -> None:
         done.append(res)
-        (args.out / "strength.json").write_text(strength_report.to_json(done))
+        (args.out / "strength.json").write_text(strength_report.strength_json(done))
         what = (f"{res.killed}/{len(res.mutants)} killed" if res.strength is not None
                 else f"{res.status}: {res.reason[:200]}")
         print(f"[{time.monotonic() - start:6.0f}s] {res.instance_id}: {what}", flush=True)
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 timeout=args.timeout, mutants=args.mutants, workers=args.workers,
                                                 python_fallback="nearest", on_result=on_result)
     print()
-    print(strength_report.to_text(results))
+    print(strength_report.strength_text(results))
     print(json.dumps(strength_report.distribution(results)))
     print(f"elapsed {time.monotonic() - start:.0f}s")
     return 0

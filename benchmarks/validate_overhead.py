@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from issuebench.collect import CollectOptions, collect
-from issuebench.collect.validate import harness_runner, validate
+from issuebench.collect.validation import harness_runner, validate
 from issuebench.models import EnvSpec
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b",

@@ -118,7 +118,7 @@ def compare(rows: dict[str, dict], args: argparse.Namespace) -> list[dict]:
 def gold_log_check(rows: dict[str, dict], logs: Path) -> str:
     """The after side only, from an eval run's gold logs (LOGS/<id>/test_output.txt): how many ids
     validate's file rule sets aside, and which tests pass there but sit in neither official list."""
-    from issuebench.collect.validate import outside_test_files
+    from issuebench.collect.validation import outside_test_files
     from issuebench.datasets import load_tasks
     from issuebench.envs import resolve_spec
     from issuebench.harness.commands import files_in_diff

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issuebench.tomlcompat import tomllib
 from issuebench.models import InstanceStatus, PatchStatus
+from issuebench.tomlcompat import tomllib
 
 PROJECTS_DIR = Path(__file__).resolve().parent / "demo_projects"
 # The order the projects are built in (it is the order of the rows in tasks.jsonl).

@@ -1,5 +1,5 @@
 """`python -m issuebench` is the `issuebench` command."""
 
-from issuebench.cli.entry import main
+from issuebench.cli import main
 
 main()

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from issuebench.demo import demo_predictions, demo_tasks
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import Prediction, Task
 
@@ -198,7 +199,6 @@ def load_tasks(source: str | Path, split: str = "test", *, require_tests: bool =
     rules = RowRules(require_tests=require_tests, needs_checkout=needs_checkout)
     text = str(source)
     if text == "demo":
-        from issuebench.demo import demo_tasks
 
         return demo_tasks()
     path = Path(text)
@@ -239,7 +239,6 @@ def load_predictions(source: str | Path, tasks: Iterable[Task], *, allow_duplica
         return PredictionSet(gold_predictions(tasks))
     text = str(source)
     if text.startswith("demo:"):
-        from issuebench.demo import demo_predictions
 
         preds = demo_predictions(text.split(":", 1)[1])
         known = {t.instance_id for t in tasks}

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from issuebench.harness.artifacts import write_text_atomic
+from issuebench.files import write_text_atomic
 
 
 class PredictionsFile:

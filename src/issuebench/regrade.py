@@ -37,10 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from issuebench.envs import resolve_spec
+from issuebench.errors import IssuebenchError
 from issuebench.grading import GRADING_RULES, GradingRule, explain_grade, grade
-from issuebench.harness.guards import cut_after_runner_summary
-from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
-from issuebench.harness.runner_report import RunnerReport, disagreements, read_report
+from issuebench.harness import ARTIFACT as RUNNER_REPORT_ARTIFACT
+from issuebench.harness import (
+    RunnerReport,
+    cut_after_runner_summary,
+    disagreements,
+    read_instance_result,
+    read_report,
+    unfinished,
+    write_instance_result,
+    write_summary,
+)
 from issuebench.models import InstanceReport, InstanceStatus, Task, TestStatusMap
 from issuebench.parsers import (
     END_TEST_OUTPUT,
@@ -49,9 +59,9 @@ from issuebench.parsers import (
     extract_test_output,
     get_parser,
     parser_for_repo,
+    recorded_exit_code,
+    suite_ran,
 )
-from issuebench.parsers.evidence import suite_ran
-from issuebench.parsers.markers import recorded_exit_code
 
 TEST_OUTPUT_FILE = "test_output.txt"
 LogKind = Literal["issuebench", "reference", "reference-2"]
@@ -149,7 +159,6 @@ def parser_name_for(task: Task, kind: LogKind, rule: GradingRule, *, recipes_dir
 
 def _recipe_parser(task: Task, recipes_dir: Path | None) -> str | None:
     try:
-        from issuebench.envs import resolve_spec
 
         return resolve_spec(task, recipes_dir=recipes_dir).log_parser
     except Exception:  # no recipe for this repo: fall back to the reference's choice
@@ -224,7 +233,6 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
     model_name = model or log.model or "unknown"
     base = InstanceReport(instance_id=log.instance_id, model_name_or_path=model_name,
                           status=InstanceStatus.ERROR, repo=task.repo)
-    from issuebench.harness.artifacts import read_instance_result
 
     previous = read_instance_result(log.instance_dir)
     try:
@@ -276,7 +284,6 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
 
     `parser_name` forces one parser for every log; `recipes_dir` is the eval run's `--recipes`.
     """
-    from issuebench.errors import IssuebenchError
 
     if parser_name is not None:
         get_parser(parser_name)  # an unknown name fails here, once, with the known names
@@ -296,7 +303,6 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
     if not logs:
         raise IssuebenchError(f"{logs_dir}: no {TEST_OUTPUT_FILE} found in any folder below it",
                               hint="point --logs at a run folder (logs/run_evaluation/...) or a folder of instance folders")
-    from issuebench.harness.staging import unfinished
 
     result = RegradeResult(output_dir=output_dir)
     groups: dict[tuple[str, str], list[InstanceReport]] = {}
@@ -318,7 +324,6 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
         if output_dir is not None:
             _write_report(output_dir, logs_dir, log, report)
     if output_dir is not None:
-        from issuebench.harness.summary import write_summary
 
         for (group_run, group_model), reports in sorted(groups.items()):
             result.summaries.append(write_summary(
@@ -328,7 +333,6 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
 
 
 def _write_report(output_dir: Path, logs_dir: Path, log: FoundLog, report: InstanceReport) -> None:
-    from issuebench.harness.artifacts import write_instance_result
 
     target = output_dir / log.instance_dir.relative_to(logs_dir)
     target.mkdir(parents=True, exist_ok=True)

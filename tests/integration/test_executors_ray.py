@@ -244,7 +244,7 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
 
 
 def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_path):
-    from issuebench.collect.validate import harness_runner, validate
+    from issuebench.collect.validation import harness_runner, validate
 
     tasks = demo_tasks()[:3]
     runner, _ = harness_runner(repos_dir=demo_repos_dir(), work_dir=tmp_path, timeout=120)

@@ -80,7 +80,7 @@ def test_gold_resolves_and_a_no_op_does_not(flask_task, tmp_path):
 
 
 def test_revalidating_the_task_gives_back_its_fail_to_pass_list(flask_task, tmp_path):
-    from issuebench.collect.validate import harness_runner, validate_task
+    from issuebench.collect.validation import harness_runner, validate_task
 
     task, repos = flask_task
     runner, _ = harness_runner(repos_dir=repos, work_dir=tmp_path, timeout=600)

@@ -117,7 +117,7 @@ def test_validate_and_eval_fall_back_to_setup_when_the_tests_cannot_run(tmp_path
     assert with_it["notes"][0] == notes[0] and notes[1] in with_it["notes"]
 
     # The workers of an executor get the option with the runner's context arguments.
-    from issuebench.collect.validate import harness_runner
+    from issuebench.collect.validation import harness_runner
     from issuebench.harness import build_context
 
     runner, _ = harness_runner(repos_dir=repos, work_dir=tmp_path / "w", setup_fallback=True)

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from issuebench.collect import pipeline as P
-from issuebench.collect.validate import classify, harness_runner, outside_test_files, validate, validate_task
+from issuebench.collect.validation import (
+    classify,
+    harness_runner,
+    outside_test_files,
+    validate,
+    validate_task,
+)
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus
 from tests.gitrepo import init_repo
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from issuebench.analysis.compare import compare_runs, to_text
+from issuebench.analysis.compare import compare_runs, comparison_text
 from issuebench.analysis.runs import load_runs
 from issuebench.cli.main import app
 from issuebench.models import InstanceReport, InstanceStatus
@@ -68,7 +68,7 @@ def test_paired_numbers(two_systems):
     # p10 = 0.4, p01 = 0.1 -> Connor's formula
     assert c.tasks_needed == 42  # (1.96*sqrt(.5) + 0.8416*sqrt(.5 - .09))^2 / .09 = 41.2
     assert "cannot tell the two apart" in c.verdict
-    text = to_text(c)
+    text = comparison_text(c)
     assert "only B resolved: o__r-12, o__r-13" in text
 
 

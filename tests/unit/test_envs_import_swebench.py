@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import zipfile
 
-from issuebench.envs.import_swebench import import_swebench
 from issuebench.envs.recipes import spec_from_recipe
+from issuebench.envs.reference_recipes import import_swebench
 
 CONSTANTS = '''
 TEST_PYTEST = "pytest -rA"
@@ -76,7 +76,7 @@ def test_import_translates_and_reports(tmp_path):
 
 
 def test_a_correction_can_set_any_recipe_field():
-    from issuebench.envs.import_swebench import Corrections, translate_spec
+    from issuebench.envs.reference_recipes import Corrections, translate_spec
 
     ref = {"python": "3.9", "test_cmd": "pytest -rA", "install": "python -m pip install -e ."}
     fix = {"repo": "pytest-dev/pytest", "versions": ["4.4"], "note": "old runner",
@@ -91,7 +91,7 @@ def test_a_correction_can_set_any_recipe_field():
 
 
 def test_a_correction_can_add_packages_once():
-    from issuebench.envs.import_swebench import Corrections, translate_spec
+    from issuebench.envs.reference_recipes import Corrections, translate_spec
 
     ref = {"python": "3.6", "packages": "numpy==1.16.0 cython==0.27.3", "install": "python -m pip install -e ."}
     fix = {"repo": "astropy/astropy", "versions": ["1.3"], "note": "helpers from the index",

@@ -9,9 +9,10 @@ import pickle
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from issuebench.agent.remote import run_remote as agent_remote
+from issuebench.agent.run import run_agent
 from issuebench.harness import EvalContext, EvalOptions, build_context
-from issuebench.harness.remote import evaluate_remotely, worker_context
+from issuebench.harness.remote import worker_context
+from issuebench.harness.run import _fan_out
 from issuebench.llm import ReplayModel
 from issuebench.models import Prediction, Task
 from issuebench.setup.fallback import fallback_spec
@@ -45,6 +46,9 @@ class Shipper:
             self.contexts.append(self.context_of(shipped_fn, shipped))
         return iter(())  # nothing comes back: only what the worker would start from is checked
 
+    def in_flight(self) -> int:
+        return 0
+
     def close(self) -> None:
         pass
 
@@ -77,17 +81,17 @@ def test_an_eval_record_rebuilds_the_drivers_context_on_a_worker(tmp_path):
     assert driver.setup_fallback and driver.options.memory_mb == 512 and driver.limits.memory_mb == 512
     pool = Shipper(lambda _fn, record: worker_context(record.options))
     pred = Prediction(instance_id=TASK.instance_id, model_name_or_path="m", model_patch="")
-    assert list(evaluate_remotely(pool, [(TASK, pred)], driver)) == []
+    assert _fan_out([(TASK, pred)], driver, pool, None) == []
     [worker] = pool.contexts
     assert_same_run(worker, driver)
 
 
 def test_an_agent_call_rebuilds_the_drivers_context_on_a_worker(tmp_path):
-    from issuebench.agent.loop import AgentConfig, CostLedger
+    from issuebench.agent.loop import AgentConfig
 
     driver = build_context(every_option_changed(tmp_path))
     pool = Shipper(lambda fn, _task: worker_context(fn.keywords["options"]))
-    agent_remote(pool, [TASK], ReplayModel({"default": ["x"]}), AgentConfig(), driver, CostLedger(),
-                 finish=lambda _traj: None)
+    run_agent([TASK], ReplayModel({"default": ["x"]}), driver, tmp_path / "agent", config=AgentConfig(),
+              executor=pool)
     [worker] = pool.contexts
     assert_same_run(worker, driver)

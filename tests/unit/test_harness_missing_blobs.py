@@ -4,7 +4,7 @@ objects whose ids match exactly, or refused with the files named."""
 import pytest
 
 from issuebench.errors import IssuebenchError
-from issuebench.harness import missing_blobs
+from issuebench.harness import blob_completion as missing_blobs
 from issuebench.harness.workspace import create_workspace, workspace_notes
 from tests.gitrepo import init_repo
 
@@ -47,7 +47,7 @@ def test_release_members_count_only_with_the_commits_own_blob_id(tmp_path, monke
     with tarfile.open(archive, "w:gz") as tf:
         tf.add(good, arcname="pkg-1.0/pkg/a.dat")
         tf.add(stale, arcname="pkg-1.0/pkg/b.dat")
-    monkeypatch.setattr("issuebench.index.sdists.download_sdist", lambda name, version, dest: archive)
+    monkeypatch.setattr("issuebench.harness.blob_completion.download_sdist", lambda name, version, dest: archive)
     wanted = [("pkg/a.dat", missing_blobs.git_blob_id(b"right\n")),
               ("pkg/b.dat", missing_blobs.git_blob_id(b"new contents\n"))]
     found = missing_blobs._blobs_in_release("pkg", "1.0", wanted)

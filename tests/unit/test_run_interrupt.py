@@ -16,28 +16,30 @@ from issuebench.interrupts import StopFlag, may_record, working_for
 # Run in its own process: stopping kills every process the driver's process started.
 DRIVER = textwrap.dedent("""
     import subprocess, sys
-    from issuebench.harness.run import RunInterrupted, run_jobs
+    from issuebench.executors import Interrupted, LocalExecutor, drive
     from issuebench.interrupts import may_record
 
-    recorded = []
+    jobs = ["slow", "fast", "never"]
+    recorded, cut_short = [], []
 
     def work(job):
         if job == "slow":
-            subprocess.run(["sleep", "600"])  # killed by the driver, so the job returns at once
+            done = subprocess.run(["sleep", "600"])  # killed by the driver, so the job returns at once
+            if done.returncode != 0:
+                cut_short.append(job)
         with may_record() as allowed:
             if allowed:
                 recorded.append(job)
         return job
 
-    def on_done(job, result):
-        if job == "fast":
+    def handle(index, result):
+        if jobs[index] == "fast":
             raise KeyboardInterrupt  # what Ctrl-C raises in the main thread
 
-    discarded = []
     try:
-        run_jobs(["slow", "fast", "never"], work, workers=2, on_done=on_done, discard=discarded.append)
-    except RunInterrupted as stop:
-        print(stop.kept, stop.discarded, sorted(discarded), sorted(recorded))
+        drive(LocalExecutor(2), work, jobs, handle)
+    except Interrupted as stop:
+        print(stop.kept, stop.discarded, sorted(cut_short), sorted(recorded))
         sys.exit(0)
     print("not interrupted")
     sys.exit(1)

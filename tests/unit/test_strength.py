@@ -11,7 +11,8 @@ from issuebench.strength.mutants import OperatorFlip
 from issuebench.strength.read import wider_counts
 from issuebench.strength.select import changed_code, module_tests
 from issuebench.strength.test_strength import sample
-from issuebench.strength.wider import compare_runs, pool_spec, summary_section
+from issuebench.strength.wider import summary_section
+from issuebench.strength.wider_checks import compare_runs, pool_spec
 
 P, F, E, S = TestStatus.PASSED, TestStatus.FAILED, TestStatus.ERROR, TestStatus.SKIPPED
 
@@ -140,7 +141,7 @@ def test_an_unknown_wider_tests_scope_is_one_line_and_exit_2(tmp_path):
 
 def test_the_terminal_lines_put_the_stricter_rate_beside_the_official_one_and_name_the_breaks():
     from issuebench.strength.post import lines
-    from issuebench.strength.wider import WiderResult
+    from issuebench.strength.wider_checks import WiderResult
 
     breaking = WiderResult("t-1", "m", "modules", "checked", breaks=["tests/test_a.py::test_x"])
     clean = WiderResult("t-2", "m", "modules", "checked", compared=3)

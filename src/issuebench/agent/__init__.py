@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from issuebench.agent.environment import TaskEnvironment
 from issuebench.agent.loop import AGENT_STATUSES, INFRA_STATUSES, Agent, AgentConfig, CostLedger, Trajectory
+from issuebench.agent.remote import MODEL_ENV
 from issuebench.agent.run import AgentRunResult, run_agent, run_one
 from issuebench.agent.store import RunFolder
 
 __all__ = [
     "AGENT_STATUSES",
     "INFRA_STATUSES",
+    "MODEL_ENV",
     "Agent",
     "AgentConfig",
     "AgentRunResult",

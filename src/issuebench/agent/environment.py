@@ -12,11 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from issuebench import config
-from issuebench.harness.instance import EvalContext, resolve_task_spec
-from issuebench.harness.overlay import ensure_env_with_overlay
-from issuebench.harness.workspace import changed_paths, create_workspace, git, remove_workspace
+from issuebench.harness import (
+    EvalContext,
+    changed_paths,
+    create_workspace,
+    ensure_env_with_overlay,
+    git,
+    remove_workspace,
+    resolve_task_spec,
+)
 from issuebench.models import Task
-from issuebench.repos.find import find_repo
+from issuebench.repos import find_repo
 
 # Never part of a submission: byte-code and caches the agent's own test runs leave behind.
 _NOISE_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".eggs"}

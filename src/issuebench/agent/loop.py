@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from issuebench.agent.templates import load, render
-from issuebench.llm import Model, ModelAPIError, Usage
-from issuebench.llm.scripts import SUBMIT_SENTINEL
+from issuebench.llm import SUBMIT_SENTINEL, Model, ModelAPIError, Usage
 from issuebench.models import Task
 
 _BASH_BLOCK = re.compile(r"```bash[ \t]*\n(.*?)\n?```", re.DOTALL)

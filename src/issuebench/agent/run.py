@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from issuebench.agent.environment import TaskEnvironment
-from issuebench.agent.loop import AGENT_STATUSES, Agent, AgentConfig, CostLedger, Trajectory
+from issuebench.agent.instance import run_one
+from issuebench.agent.loop import AGENT_STATUSES, AgentConfig, CostLedger, Trajectory
+from issuebench.agent.remote import agent_record, lost
 from issuebench.agent.store import RunFolder
-from issuebench.errors import IssuebenchError
-from issuebench.executors.base import Executor
-from issuebench.harness.instance import EvalContext
+from issuebench.executors import Executor, Failure, Gate, LocalExecutor, drive
+from issuebench.harness import EvalContext
 from issuebench.llm import Model
 from issuebench.models import Task
 
@@ -31,29 +31,6 @@ def prediction_record(traj: Trajectory) -> dict[str, Any]:
     return {"instance_id": traj.instance_id, "model_name_or_path": traj.model, "model_patch": traj.patch,
             "cost": round(traj.usage.cost, 8), "usage": {**traj.usage.as_dict(), "steps": traj.steps},
             "steps": traj.steps, "exit_status": traj.exit_status}
-
-
-def run_one(task: Task, model: Model, config: AgentConfig, ctx: EvalContext, ledger: CostLedger) -> Trajectory:
-    """One instance. Faults of the machinery end in an infrastructure status, never an exception."""
-    if ledger.exhausted():
-        return Trajectory(task.instance_id, model.name, exit_status="not_started",
-                          reason=f"the total cost limit (${ledger.limit:g}) was reached before it started")
-    env = TaskEnvironment(task, ctx)
-    try:
-        try:
-            env.start()
-        except IssuebenchError as exc:
-            reason = f"{exc.message} (hint: {exc.hint})" if exc.hint else exc.message
-            return Trajectory(task.instance_id, model.name, exit_status="env_failed", reason=reason)
-        traj = Agent(model, config, ledger).run(task, env)
-        if traj.exit_status in AGENT_STATUSES:
-            traj.patch = env.diff()
-        return traj
-    except Exception as exc:  # one bad instance never stops the run
-        return Trajectory(task.instance_id, model.name, exit_status="error",
-                          reason=f"harness error: {type(exc).__name__}: {exc}")
-    finally:
-        env.close()
 
 
 def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Path, *,
@@ -88,15 +65,24 @@ def run_agent(tasks: Iterable[Task], model: Model, ctx: EvalContext, output: Pat
         if on_result:
             on_result(record)
 
-    if executor is not None and executor.name != "local":  # each instance on a worker; the driver writes
-        from issuebench.agent.remote import run_remote
+    executor = executor or LocalExecutor(max(1, workers))
+    remote = executor.name != "local"
+    if remote:  # each instance's loop on a worker; nothing is shipped once the total is reached
+        work: Callable[[Task], Trajectory] = partial(agent_record, model=model, config=config, options=ctx.options)
+        records: Sequence[Task] = Gate(todo, ledger.exhausted)
+    else:  # here the threads share the ledger itself, and an instance checks it as it starts
+        work, records = partial(run_one, model=model, config=config, ctx=ctx, ledger=ledger), todo
 
-        run_remote(executor, todo, model, config, ctx, ledger, finish)
-    else:
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futures = [pool.submit(run_one, task, model, config, ctx, ledger) for task in todo]
-            for future in as_completed(futures):
-                finish(future.result())
+    def handle(index: int, outcome: Trajectory | Failure) -> None:
+        traj = lost(todo[index], model, outcome) if isinstance(outcome, Failure) else outcome
+        if remote:
+            ledger.add(traj.usage.cost)
+        finish(traj)
+
+    drive(executor, work, records, handle)
+    if isinstance(records, Gate):
+        for task in todo[records.drawn:]:  # never shipped: the total was reached first
+            finish(run_one(task, model, config, ctx, ledger))  # the spent ledger: `not_started`, as locally
     order = {t.instance_id: i for i, t in enumerate(todo)}
     result.trajectories.sort(key=lambda r: order[r["instance_id"]])
     result.spent = ledger.spent

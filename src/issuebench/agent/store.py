@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.errors import InputError
-from issuebench.harness.artifacts import write_json
+from issuebench.files import write_json
 from issuebench.predictions_file import PredictionsFile
 
 PREDICTIONS = "preds.jsonl"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.analysis.characteristics import count_code_blocks, count_error_messages
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import InstanceReport, Prediction, Task
 from issuebench.patch import FilePatch, PatchParseError, parse_patch
 
@@ -294,7 +295,6 @@ def harness_evaluator(*, output_dir: Path, run_id: str = "audit-alternatives", *
     """The real harness as an `Evaluate` callable (imported late: the harness is another part)."""
 
     def evaluate(tasks: Sequence[Task], predictions: Sequence[Prediction]) -> Sequence[InstanceReport]:
-        from issuebench.harness import EvalOptions, build_context, run_evaluation
 
         ctx = build_context(EvalOptions(output_dir=output_dir, run_id=run_id, **context))
         return run_evaluation(tasks, predictions, ctx).reports

@@ -77,11 +77,11 @@ def audit_tasks(tasks: Sequence[Task], *, run: RunResults | None = None,
     return report
 
 
-def to_json(report: AuditReport) -> str:
+def audit_json(report: AuditReport) -> str:
     return json.dumps(report.as_dict(), indent=2)
 
 
-def to_text(report: AuditReport) -> str:
+def audit_text(report: AuditReport) -> str:
     lines = [f"{report.total} tasks", "", "Lite selection rules (each on its own):"]
     for o in report.lite_rules:
         lines.append(f"  {o.rule:<30} kept {o.kept:>5}  dropped {len(o.dropped)}")

@@ -73,11 +73,11 @@ def compare_runs(a: RunResults, b: RunResults, *, n_boot: int = 10_000, seed: in
     )
 
 
-def to_json(c: Comparison) -> str:
+def comparison_json(c: Comparison) -> str:
     return json.dumps(c.as_dict(), indent=2)
 
 
-def to_text(c: Comparison) -> str:
+def comparison_text(c: Comparison) -> str:
     def pct(x: float) -> str:
         return f"{100 * x:+.1f}" if x else "0.0"
 
@@ -101,6 +101,6 @@ def to_text(c: Comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_markdown(c: Comparison) -> str:
-    body = to_text(c).strip().splitlines()
+def comparison_markdown(c: Comparison) -> str:
+    body = comparison_text(c).strip().splitlines()
     return "# Paired comparison\n\n" + "\n".join(f"- {line}" for line in body) + "\n"

@@ -23,6 +23,7 @@ from issuebench.analysis.runs import RunResults, attach_usage, load_runs, restri
 from issuebench.analysis.stats import pareto_frontier, wilson
 from issuebench.analysis.steps import InstanceRow, StepSummary
 from issuebench.models import Task
+from issuebench.strength import wider_counts
 
 CONFIDENCE = 0.95
 
@@ -128,7 +129,6 @@ def summarize(run: RunResults) -> SystemSummary:
 
 
 def _attach_wider(summary: SystemSummary, run: RunResults) -> None:
-    from issuebench.strength.read import wider_counts
 
     found = wider_counts(run.source, sorted(run.instances))
     if found is None:

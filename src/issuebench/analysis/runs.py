@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from issuebench.analysis.costs import PredictionUsage
 from issuebench.analysis.outcomes import outcome_from_tests_status
 from issuebench.errors import InputError
+from issuebench.harness import unfinished
 from issuebench.models import InstanceReport, InstanceStatus, Outcome, Task, TestsStatus
 
 # Status for a task of the dataset that the run never submitted.
@@ -158,7 +159,6 @@ def read_instance_dir(path: Path) -> InstanceResult:
 
 
 def _read_system_dir(path: Path, notes: list[str] | None = None) -> dict[str, InstanceResult]:
-    from issuebench.harness.staging import unfinished
 
     results: dict[str, InstanceResult] = {}
     left_out: list[str] = []
@@ -303,7 +303,6 @@ def discover_runs(path: Path) -> list[RunResults]:
     if path.is_file():
         return [_run_from_summary_file(path)]
     if _looks_like_instance_dir(path):
-        from issuebench.harness.staging import unfinished
 
         if unfinished(path):
             raise InputError(path, "an instance an interrupted run never finished (no result.json): not a result",

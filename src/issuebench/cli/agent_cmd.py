@@ -59,11 +59,9 @@ def agent_command(
     for name, value in (("--dataset", dataset), ("--output", output), ("--model", model)):
         if value is None:
             raise IssuebenchError(f"agent needs {name}", hint="issuebench agent --dataset D --output DIR --model M")
-    from issuebench.agent import INFRA_STATUSES, AgentConfig, run_agent
-    from issuebench.agent.remote import MODEL_ENV
+    from issuebench.agent import INFRA_STATUSES, MODEL_ENV, AgentConfig, run_agent
     from issuebench.harness import EvalOptions, build_context
-    from issuebench.llm import make_model
-    from issuebench.llm.prices import DEFAULT_PRICES
+    from issuebench.llm import DEFAULT_PRICES, make_model
 
     route_warnings()
     if executor != "local":  # workers do not share our working directory: paths they read are absolute

@@ -12,6 +12,7 @@ import typer
 
 from issuebench.cli.common import check_folder, console, friendly_errors
 from issuebench.errors import InputError
+from issuebench.strength import run_test_strength, strength_json, strength_text
 
 REPORT_FORMATS = ("table", "json", "md", "csv", "html")
 
@@ -40,7 +41,7 @@ def _emit(text: str, output: Path | None) -> None:
 def _load_dataset(dataset: str | None):
     if dataset is None:
         return None
-    from issuebench.analysis.tasks import load_dataset
+    from issuebench.analysis import load_dataset
 
     return load_dataset(dataset)
 
@@ -55,8 +56,7 @@ def report_cmd(
         [], "--predictions", "-p", help="Prediction files (e.g. an agent's DIR/preds.jsonl): cost, usage, steps."),
 ) -> None:
     """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost, agent steps."""
-    from issuebench.analysis.formats import render
-    from issuebench.analysis.report import report_from_paths, to_rich_tables
+    from issuebench.analysis import render, report_from_paths, to_rich_tables
 
     fmt = _check_format(fmt, REPORT_FORMATS)
     report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
@@ -71,7 +71,7 @@ def report_cmd(
 
 
 def _one_system(path: Path, label: str):
-    from issuebench.analysis.runs import load_runs
+    from issuebench.analysis import load_runs
 
     runs = load_runs([path])
     if len(runs) != 1:
@@ -91,14 +91,14 @@ def compare_cmd(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap (same seed, same interval)."),
 ) -> None:
     """Paired difference over shared tasks: bootstrap interval, exact McNemar, tasks needed."""
-    from issuebench.analysis.compare import compare_runs, to_json, to_markdown, to_text
+    from issuebench.analysis import compare_runs, comparison_json, comparison_markdown, comparison_text
 
     fmt = _check_format(fmt, ("table", "json", "md"))
     a, b = _one_system(run_a, "A"), _one_system(run_b, "B")
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
     result = compare_runs(a, b, n_boot=n_boot, seed=seed)
-    render = {"table": to_text, "json": to_json, "md": to_markdown}[fmt]
+    render = {"table": comparison_text, "json": comparison_json, "md": comparison_markdown}[fmt]
     _emit(render(result), output)
 
 
@@ -120,23 +120,22 @@ def audit_cmd(
     workers: int = typer.Option(1, "--workers", "-w", help="With --test-strength: tasks in parallel."),
 ) -> None:
     """Lite rules rule by rule, Verified-style checks, characteristics (and their link to success)."""
-    from issuebench.analysis.audit_report import audit_tasks, to_json, to_text
+    from issuebench.analysis import audit_json, audit_tasks, audit_text
 
     fmt = _check_format(fmt, ("table", "json"))
     check_folder("--repos-dir", repos_dir)
     tasks = _load_dataset(dataset)
     if test_strength:
-        from issuebench.strength import strength_report
 
-        results = strength_report.run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir,
+        results = run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir,
                                                     no_sandbox=no_sandbox, timeout=timeout, mutants=mutants,
                                                     workers=workers)
-        _emit(strength_report.to_json(results) if fmt == "json" else strength_report.to_text(results), output)
+        _emit(strength_json(results) if fmt == "json" else strength_text(results), output)
         return
     system = _one_system(run, "--run") if run is not None else None
     rejected = None
     if alternatives is not None:
-        from issuebench.analysis.audit import dynamic_check, harness_evaluator
+        from issuebench.analysis import dynamic_check, harness_evaluator
         from issuebench.datasets import load_predictions
 
         preds = load_predictions(alternatives, tasks).predictions
@@ -144,7 +143,7 @@ def audit_cmd(
                                      timeout=timeout)
         rejected = dynamic_check(tasks, preds, evaluate)
     report = audit_tasks(tasks, run=system, rejected=rejected)
-    _emit(to_json(report) if fmt == "json" else to_text(report), output)
+    _emit(audit_json(report) if fmt == "json" else audit_text(report), output)
 
 
 @friendly_errors
@@ -160,7 +159,7 @@ def contamination_cmd(
     import json
     from dataclasses import asdict
 
-    from issuebench.analysis.contamination import date_split, near_duplicates
+    from issuebench.analysis import date_split, near_duplicates
 
     fmt = _check_format(fmt, ("table", "json"))
     tasks = _load_dataset(dataset)
@@ -198,7 +197,7 @@ def perturb_cmd(
         None, "--repos-dir", "--repos", help="With --rename: rewrite these clones too (new commit, new base_commit)."),
 ) -> None:
     """Write a perturbed copy of a dataset, to re-evaluate and compare with the original."""
-    from issuebench.analysis.contamination import rename_task_and_repository, reword_task
+    from issuebench.analysis import rename_task_and_repository, reword_task
     from issuebench.datasets import write_jsonl
 
     if not (reword or rename):
@@ -212,7 +211,7 @@ def perturb_cmd(
         if rename:
             repo_dir = None
             if repos_dir is not None:
-                from issuebench.repos.find import find_repo
+                from issuebench.repos import find_repo
 
                 repo_dir = find_repo(task.repo, repos_dir, allow_clone=False)
             renamed = rename_task_and_repository(task, repo_dir)

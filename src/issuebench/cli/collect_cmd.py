@@ -11,7 +11,7 @@ from rich.table import Table
 
 from issuebench.cli.common import check_folder, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
-from issuebench.collect import pipeline as P
+from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.errors import InputError
 from issuebench.models import Task
 
@@ -33,7 +33,7 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
             fh.write(json.dumps(row) + "\n")
 
 
-def print_table(table: P.PipelineTable, title: str) -> None:
+def print_table(table: PipelineTable, title: str) -> None:
     view = Table(title=title, show_header=True)
     view.add_column("stage")
     view.add_column("count", justify="right")
@@ -73,7 +73,7 @@ def collect_command(
                           keep_changelog=keep_changelog)
     result = collect(repo, opts)
     write_tasks(output, result.tasks)
-    result.table.write(P.table_path_for(output))
+    result.table.write(table_path_for(output))
     print_table(result.table, f"collect {result.repo_name}")
     console.print(f"{len(result.tasks)} candidate task(s) -> {output}")
 
@@ -104,10 +104,9 @@ def validate_command(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Run each task's tests before and after its gold patch; keep those with fail-to-pass tests."""
-    from issuebench.collect.mine import load_recipe
-    from issuebench.collect.validate import harness_runner, validate
+    from issuebench.collect import harness_runner, load_recipe, validate
     from issuebench.datasets import load_tasks
-    from issuebench.harness.system_check import require_system_packages
+    from issuebench.harness import require_system_packages
 
     if not tasks_file.exists() and str(tasks_file) != "demo":
         raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
@@ -139,11 +138,11 @@ def validate_command(
             result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
     table = result.table
     for task, why in unprepared:
-        err_console.print(f"{task.instance_id}: [yellow]{P.INSTALL_FAILED}[/]: {why[:200]}", highlight=False)
-        table.reject(P.INSTALL_FAILED)
-    collected = P.table_path_for(tasks_file)
+        err_console.print(f"{task.instance_id}: [yellow]{INSTALL_FAILED}[/]: {why[:200]}", highlight=False)
+        table.reject(INSTALL_FAILED)
+    collected = table_path_for(tasks_file)
     if collected.exists():  # continue the funnel that `collect` started
-        table = P.PipelineTable.from_dict(json.loads(collected.read_text())).merge(table)
+        table = PipelineTable.from_dict(json.loads(collected.read_text())).merge(table)
     write_tasks(output, result.kept)
     rejected_path = output.with_name(output.name.rsplit(".", 1)[0] + ".rejected.jsonl")
     with rejected_path.open("w") as fh:
@@ -153,7 +152,7 @@ def validate_command(
                                      "detail": v.detail, "flaky": v.flaky, "broken": v.broken,
                                      "notes": v.notes}) + "\n")
         for task, why in unprepared:
-            fh.write(json.dumps({"instance_id": task.instance_id, "reason": P.INSTALL_FAILED,
+            fh.write(json.dumps({"instance_id": task.instance_id, "reason": INSTALL_FAILED,
                                  "detail": why}) + "\n")
     # Every task's per-run outcomes and why each test is in neither list: what validate saw.
     runs_path = output.with_name(output.name.rsplit(".", 1)[0] + ".runs.jsonl")
@@ -162,7 +161,7 @@ def validate_command(
             fh.write(json.dumps({"instance_id": v.task.instance_id, "kept": v.kept, "reason": v.reason,
                                  "dropped": v.dropped, "before": v.before, "after": v.after,
                                  "notes": v.notes}) + "\n")
-    table.write(P.table_path_for(output))
+    table.write(table_path_for(output))
     print_table(table, "validate")
     console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
                   f"per-run outcomes: {runs_path})")
@@ -177,7 +176,7 @@ def from_pypi_command(
                                 "where eval and validate find it)."),
 ) -> None:
     """Build a git history with one dated, tagged commit per release, from the project's sdists."""
-    from issuebench.collect.pypi_history import build_pypi_history
+    from issuebench.collect import build_pypi_history
 
     path = build_pypi_history(name, output, max_releases=max_releases,
                               progress=lambda line: console.print(f"  {line}", highlight=False))

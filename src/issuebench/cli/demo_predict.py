@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from issuebench.harness.instance import EvalContext
+from issuebench.harness import EvalContext
 from issuebench.models import InstanceStatus, Task
 
 if TYPE_CHECKING:
-    from issuebench.analysis.report import SystemSummary
+    from issuebench.analysis import SystemSummary
 
 PER_PROJECT = 1  # tasks per demo project: enough to show every stage, quick enough for `make demo`
 
@@ -37,7 +37,7 @@ def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, 
                          workers: int | None = None) -> bool:
     """Run the step and print it; True when every prediction was graded resolved."""
     from issuebench.agent import AgentConfig, run_agent
-    from issuebench.analysis.report import report_from_paths
+    from issuebench.analysis import report_from_paths
     from issuebench.datasets import load_predictions
     from issuebench.harness import run_evaluation
     from issuebench.infer import InferConfig, run_infer

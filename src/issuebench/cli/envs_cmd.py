@@ -10,6 +10,16 @@ import typer
 from rich.table import Table
 
 from issuebench.cli.common import check_folder, console, err_console, friendly_errors
+from issuebench.envs import (
+    env_path,
+    install,
+    install_command,
+    list_envs,
+    missing,
+    prune,
+    real_disk_usage,
+    recipe_packages,
+)
 from issuebench.errors import InputError, IssuebenchError
 
 envs_app = typer.Typer(help="Environments: list, build, prune, disk use, import reference recipes.",
@@ -44,9 +54,8 @@ def _root(cache_dir: Path | None) -> Path:
 @friendly_errors
 def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
     """List environments: hash, state, python, cutoff date, size, last used."""
-    from issuebench.envs import cache
 
-    records = cache.list_envs(_root(cache_dir))
+    records = list_envs(_root(cache_dir))
     table = Table("hash", "state", "python", "exclude_newer", "size (apparent)", "last used", "reason")
     for r in records:
         used = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_used)) if r.last_used else "-"
@@ -60,12 +69,11 @@ def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs
 @friendly_errors
 def du_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
     """Disk used by all environments: real (hard links counted once) vs the sum of apparent sizes."""
-    from issuebench.envs import cache
 
     root = _root(cache_dir)
-    records = [r for r in cache.list_envs(root) if r.state == "built"]
-    paths = [cache.env_path(root, r.env_hash) for r in records]
-    real = cache.real_disk_usage(paths)
+    records = [r for r in list_envs(root) if r.state == "built"]
+    paths = [env_path(root, r.env_hash) for r in records]
+    real = real_disk_usage(paths)
     apparent = sum(r.apparent_bytes for r in records)
     console.print(f"{len(records)} built environment(s) in {root}")
     console.print(f"real disk (hard links once): {_size(real)}")
@@ -84,11 +92,10 @@ def prune_cmd(
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)"),
 ) -> None:
     """Remove environments (all, failed, or least recently used beyond a disk budget)."""
-    from issuebench.envs import cache
 
     if not (all_ or failed or max_env_disk):
         raise IssuebenchError("say what to prune", hint="pass --all, --failed or --max-env-disk SIZE")
-    removed = cache.prune(_root(cache_dir), everything=all_, failed_only=failed,
+    removed = prune(_root(cache_dir), everything=all_, failed_only=failed,
                           max_bytes=_parse_size(max_env_disk) if max_env_disk else None)
     console.print(f"removed {len(removed)} environment(s)" + (": " + ", ".join(removed) if removed else ""))
 
@@ -109,9 +116,8 @@ def build_cmd(
     """Pre-build the environments a dataset needs, each once, several at a time."""
     from issuebench.datasets import load_tasks
     from issuebench.envs import EnvBuilder, resolve_spec
-    from issuebench.harness.overlay import ensure_env_with_overlay
-    from issuebench.harness.workspace import create_workspace, remove_workspace
-    from issuebench.repos.find import find_repo
+    from issuebench.harness import create_workspace, ensure_env_with_overlay, remove_workspace
+    from issuebench.repos import find_repo
 
     check_folder("--repos-dir", repos_dir)
     tasks = load_tasks(dataset, require_tests=False)  # building needs no test lists
@@ -163,7 +169,7 @@ def import_cmd(
     version: str = typer.Option("4.1.0", "--version", help="swebench release to download when --from is absent"),
 ) -> None:
     """Write recipes from the reference harness's spec tables (one TOML per Python repository)."""
-    from issuebench.envs.import_swebench import import_swebench
+    from issuebench.envs import import_swebench
 
     results = import_swebench(output, source, version)
     for r in results:
@@ -180,20 +186,20 @@ def system_deps_cmd(
     check: bool = typer.Option(False, "--check", help="only say what is missing; install nothing"),
 ) -> None:
     """Install the Debian packages the recipes name in `system_packages` (apt-get, as root)."""
-    from issuebench.envs import packaged_recipes_dir, system_deps
+    from issuebench.envs import packaged_recipes_dir
 
-    wanted = system_deps.recipe_packages(recipes or packaged_recipes_dir())
+    wanted = recipe_packages(recipes or packaged_recipes_dir())
     for repo, names in wanted.items():
         console.print(f"{repo}: {', '.join(names)}", highlight=False)
-    absent = system_deps.missing(p for names in wanted.values() for p in names)
+    absent = missing(p for names in wanted.values() for p in names)
     if not absent:
         console.print("every system package the recipes name is installed")
         return
-    command = system_deps.install_command(absent)
+    command = install_command(absent)
     if check:
         console.print(f"missing: {', '.join(absent)} (install with: {command})", highlight=False)
         raise typer.Exit(1)
-    system_deps.install(absent)
+    install(absent)
     console.print(f"installed: {', '.join(absent)}")
 
 

@@ -73,12 +73,15 @@ def eval_command(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
-    from issuebench.harness import EvalOptions, build_context
-    from issuebench.harness.artifacts import RunLayout
-    from issuebench.harness.run import RunInterrupted
-    from issuebench.harness.run_lock import run_locked
-    from issuebench.harness.system_check import require_system_packages
-    from issuebench.setup.fallback import fallback_spec
+    from issuebench.harness import (
+        EvalOptions,
+        RunInterrupted,
+        RunLayout,
+        build_context,
+        require_system_packages,
+        run_locked,
+    )
+    from issuebench.setup import fallback_spec
 
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
@@ -126,7 +129,7 @@ def eval_command(
                                   "leave them out", highlight=False)
         print_result(console, result)
         if wider_tests is not None:
-            from issuebench.strength.post import after_eval, lines
+            from issuebench.strength import after_eval, lines
 
             found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
             for line in lines(found, {m.model: len(m.reports) for m in result.models}):
@@ -206,7 +209,7 @@ def _all_demo(tasks: list[Task]) -> bool:
 
 def _require_docker_engine() -> None:
     """Say once, before anything runs, that there is no engine (not once per instance, in a log)."""
-    from issuebench.harness.docker_backend import engine_available
+    from issuebench.harness import engine_available
 
     ok, why = engine_available()
     if not ok:

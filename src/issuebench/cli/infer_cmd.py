@@ -40,8 +40,7 @@ def infer_command(
 ) -> None:
     """Ask a model for one patch per task, from retrieved files; writes OUTPUT/preds.jsonl."""
     from issuebench.infer import STYLES, InferConfig, run_infer
-    from issuebench.llm import make_model
-    from issuebench.llm.prices import DEFAULT_PRICES
+    from issuebench.llm import DEFAULT_PRICES, make_model
 
     if retrieval not in ("bm25", "oracle"):
         raise IssuebenchError(f"unknown retrieval {retrieval!r}", hint="use --retrieval bm25 or --retrieval oracle")

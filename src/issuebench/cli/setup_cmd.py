@@ -41,8 +41,7 @@ def setup(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Find install and test commands for a Python repository, historically accurate."""
-    from issuebench.setup import setup_repository
-    from issuebench.setup.recipe_io import write_recipe
+    from issuebench.setup import setup_repository, write_recipe
 
     fmt = check_choice("--format", "table" if fmt == "text" else fmt, ("table", "json"))
     if executor != "local" and Path(src).exists():

@@ -4,6 +4,23 @@ collect(repo) -> CollectResult (task rows + pipeline table); validate(tasks) -> 
 build_pypi_history(name) makes a git history from a project's released sdists.
 """
 
-from issuebench.collect.mine import CollectOptions, CollectResult, collect
+from issuebench.collect.mine import CollectOptions, CollectResult, collect, load_recipe
+from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, table_path_for
+from issuebench.collect.pypi_history import build_pypi_history
+from issuebench.collect.validation import FAIL, PASS, harness_runner, outcome, validate
 
-__all__ = ["CollectOptions", "CollectResult", "collect"]
+__all__ = [
+    "FAIL",
+    "INSTALL_FAILED",
+    "PASS",
+    "CollectOptions",
+    "CollectResult",
+    "PipelineTable",
+    "build_pypi_history",
+    "collect",
+    "harness_runner",
+    "load_recipe",
+    "outcome",
+    "table_path_for",
+    "validate",
+]

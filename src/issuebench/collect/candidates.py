@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Literal
 
 from issuebench.collect.history import Commit
+from issuebench.patch import TestPathRules, is_test_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,7 +67,6 @@ def test_predicate(globs: Sequence[str] = ()) -> PathPredicate:
     A glob matches the whole path or any tail of it ("test_*.py" matches "pkg/test_a.py");
     a glob starting with "!" excludes (it wins over everything).
     """
-    from issuebench.patch import TestPathRules, is_test_path
 
     # Kept per path: a history's candidates ask about the same files again and again.
     if not globs:

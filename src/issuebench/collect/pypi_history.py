@@ -26,7 +26,7 @@ from packaging.utils import canonicalize_name
 from issuebench import config
 from issuebench.collect.history import git
 from issuebench.errors import IssuebenchError
-from issuebench.index.sdists import download_sdist, index_versions
+from issuebench.index import download_sdist, index_versions
 
 # Files a build tool writes into an sdist; they change with every release and are no one's code.
 _GENERATED = re.compile(r"(^|/)(PKG-INFO|[^/]+\.egg-info(/.*)?)$")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from issuebench.collect.history import git
 from issuebench.models import Task
+from issuebench.repos import ObjectReader, find_version, find_versions
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?")
 _DUNDER = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
@@ -31,7 +32,6 @@ def major_minor(text: str) -> str | None:
 def version_at(repo_dir: Path, commit: str) -> str | None:
     # The rule lives in version_rule (the package's own version file, metadata, then the tag),
     # measured on Lite rows; the eval harness uses it for rows without a version.
-    from issuebench.repos.version_rule import find_version
 
     found = find_version(repo_dir, commit)
     return found.version if found else None
@@ -63,8 +63,6 @@ def assign_versions(repo_dir: Path, tasks: Iterable[Task], main_line: list[str] 
     first (the clone's folder may be named anything). Lookups go in batches (each bisection step's midpoints, then every
     base off the main line) through one reader, so git runs a few times per step, not per file.
     """
-    from issuebench.repos.objects import ObjectReader
-    from issuebench.repos.version_rule import find_versions
 
     tasks = list(tasks)
     cache: dict[str, str | None] = {}

@@ -166,3 +166,16 @@ def _ensure_clone(bundle: Path, dest: Path) -> None:
             os.rename(clone, dest)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+__all__ = [
+    "DEMO_OWNER",
+    "PREDICTION_SETS",
+    "STAMP_FILE",
+    "data_dir",
+    "demo_bundles",
+    "demo_predictions",
+    "demo_repos_dir",
+    "demo_tasks",
+    "expected_mixed",
+    "expected_mixed_details",
+]

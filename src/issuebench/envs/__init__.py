@@ -7,20 +7,75 @@
 
 from __future__ import annotations
 
-from issuebench.envs.builder import Env, EnvBuilder, EnvBuildError, exclude_newer_args, pinned_names
-from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons
-from issuebench.envs.recipes import fill_exclude_newer, packaged_recipes_dir, resolve_spec
+from issuebench.envs.builder import (
+    Env,
+    EnvBuilder,
+    EnvBuildError,
+    effective_cutoff,
+    exclude_newer_args,
+    pinned_names,
+    uv_command,
+)
+from issuebench.envs.cache import clear_failure, env_path, list_envs, prune, real_disk_usage
+from issuebench.envs.dated_install import (
+    HelperFailed,
+    local_install_targets,
+    pep621_requirements,
+    read_declared,
+    split_listing,
+    wanted_extras,
+)
+from issuebench.envs.dating import date_args, exempt_from_cutoff
+from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons, uv_binary
+from issuebench.envs.python_releases import python_table
+from issuebench.envs.recipes import (
+    fill_exclude_newer,
+    known_versions,
+    load_recipe,
+    packaged_recipes_dir,
+    pick_version,
+    recipe_filename,
+    resolve_spec,
+)
+from issuebench.envs.reference_recipes import import_swebench
+from issuebench.envs.system_deps import install, install_command, missing, recipe_packages
 
 __all__ = [
     "Env",
     "EnvBuildError",
     "EnvBuilder",
+    "HelperFailed",
     "PythonInfo",
+    "clear_failure",
+    "date_args",
+    "effective_cutoff",
+    "env_path",
     "exclude_newer_args",
+    "exempt_from_cutoff",
     "fill_exclude_newer",
     "find_python",
+    "import_swebench",
+    "install",
+    "install_command",
     "installed_pythons",
+    "known_versions",
+    "list_envs",
+    "load_recipe",
+    "local_install_targets",
+    "missing",
     "packaged_recipes_dir",
+    "pep621_requirements",
+    "pick_version",
     "pinned_names",
+    "prune",
+    "python_table",
+    "read_declared",
+    "real_disk_usage",
+    "recipe_filename",
+    "recipe_packages",
     "resolve_spec",
+    "split_listing",
+    "uv_binary",
+    "uv_command",
+    "wanted_extras",
 ]

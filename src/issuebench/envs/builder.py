@@ -46,7 +46,7 @@ from issuebench.envs.dated_install import (
 )
 from issuebench.envs.dated_packages import DatedPackages
 from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
-from issuebench.envs.interpreters import PythonInfo, _uv_bin, find_python
+from issuebench.envs.interpreters import PythonInfo, find_python, uv_binary
 from issuebench.envs.requirements import (
     direct_reference_name,
     exact_pins,
@@ -57,6 +57,7 @@ from issuebench.envs.requirements import (
 )
 from issuebench.errors import IssuebenchError, MissingSystemPiece
 from issuebench.models import EnvSpec
+from issuebench.sandbox import Bind, Limits, get_sandbox
 
 INSTALL_TIMEOUT = 3600.0
 _NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
@@ -90,7 +91,6 @@ class Env:
 
     def binds(self) -> list[Any]:
         """Read-only binds the sandbox needs: the venv and the interpreter installation it links to."""
-        from issuebench.sandbox.types import Bind
 
         binds = [Bind(self.path)]
         if self.python_prefix is not None and not _is_under(self.path, self.python_prefix):
@@ -125,8 +125,8 @@ def exclude_newer_args(spec: EnvSpec) -> list[str]:
     return date_args(spec.exclude_newer, exempt_from_cutoff(spec))
 
 
-def _uv() -> str:
-    exe = _uv_bin()
+def uv_command() -> str:
+    exe = uv_binary()
     if not exe:
         raise MissingSystemPiece("uv is not installed", hint="pip install uv (it is a dependency of issuebench)")
     return exe
@@ -152,7 +152,6 @@ class EnvBuilder:
     @property
     def sandbox(self) -> Any:
         if self._sandbox is None:
-            from issuebench.sandbox import get_sandbox
 
             self._sandbox = get_sandbox()
         return self._sandbox
@@ -301,7 +300,7 @@ class EnvBuilder:
             raise StepFailed(f"{what}: {last_error_line(proc.stderr or proc.stdout)}", proc.stdout + proc.stderr)
 
     def _steps(self, spec: EnvSpec, python: PythonInfo, path: Path, workspace: Path, log: BuildLog) -> None:
-        uv = _uv()
+        uv = uv_command()
         venv_cmd = [uv, "venv", str(path), "--python", str(python.path), "--allow-existing"]
         if spec.seed_pip:
             venv_cmd.append("--seed")
@@ -358,7 +357,6 @@ class EnvBuilder:
     def _run_sandboxed(self, spec: EnvSpec, venv: Path, workspace: Path, log: BuildLog,
                        python: PythonInfo) -> None:
         """The pre-install and install commands, in the sandbox with the network on."""
-        from issuebench.sandbox.types import Bind
 
         env = Env(venv, spec, spec.env_hash(), python.version, python.prefix)
         run_env = env.run_env()
@@ -373,7 +371,7 @@ class EnvBuilder:
             # pip (new enough) and uv honour the cutoff for whatever the install pulls in.
             run_env["UV_EXCLUDE_NEWER"] = spec.exclude_newer
             run_env["PIP_UPLOADED_PRIOR_TO"] = spec.exclude_newer
-        build_pins = dated_build_tools(_uv(), spec.exclude_newer, python.version)
+        build_pins = dated_build_tools(uv_command(), spec.exclude_newer, python.version)
         constraints = build_constraints(venv, build_pins, workspace)
         if constraints is not None:
             # Isolated builds use the env's own build tools (see build_tools.py); PIP_CONSTRAINT
@@ -393,7 +391,6 @@ class EnvBuilder:
 
     def _sandboxed(self, commands: list[str], workspace: Path, binds: list[Any], run_env: dict[str, str],
                    log: BuildLog) -> None:
-        from issuebench.sandbox.types import Limits
 
         limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
         for command in commands:
@@ -472,11 +469,11 @@ class EnvBuilder:
 
     @property
     def _dated(self) -> DatedPackages:
-        return DatedPackages(_uv(), self._run_host)
+        return DatedPackages(uv_command(), self._run_host)
 
     def _freeze(self, venv: Path) -> list[str]:
         try:
-            proc = subprocess.run([_uv(), "pip", "freeze", "--python", str(venv / "bin" / "python")],
+            proc = subprocess.run([uv_command(), "pip", "freeze", "--python", str(venv / "bin" / "python")],
                                   capture_output=True, text=True, timeout=120, env=self.uv_env())
         except (OSError, subprocess.TimeoutExpired):
             return []
@@ -485,6 +482,6 @@ class EnvBuilder:
 
 def _uv_version() -> str:
     try:
-        return subprocess.run([_uv(), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        return subprocess.run([uv_command(), "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.TimeoutExpired, IssuebenchError):
         return ""

@@ -22,8 +22,12 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
+from issuebench.config import TESTBED_PATH
+from issuebench.envs.build_tools import read_toml
 from issuebench.envs.dating import date_args
 from issuebench.errors import IssuebenchError
+from issuebench.index import upload_times
+from issuebench.sandbox import OK, Limits
 
 # `pip install [-e] .`, `.[test]`, `".[dev,test]"`, or `setup.py develop|install`: the local project.
 _PIP_LOCAL = re.compile(r"\bpip\s+install\b(?P<args>[^;&|]*)")
@@ -77,8 +81,6 @@ def read_declared(sandbox: Any, python: str, workspace: Path, extras: Sequence[s
     the project's code). The one place both the environment build and each instance ask it.
 
     Raises HelperFailed with the reason when the script gives no answer."""
-    from issuebench.config import TESTBED_PATH
-    from issuebench.sandbox.types import OK, Limits
 
     # The listing goes to a file of its own: what the interpreter says on stderr is never read as
     # a requirement, and stays in the output for the reason when there is no answer.
@@ -114,7 +116,6 @@ def pep621_requirements(workspace: Path, extras: Sequence[str]) -> list[str] | N
     after a `# project: NAME` line, as the egg_info script prints them."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from issuebench.envs.build_tools import read_toml
 
     project = read_toml(workspace / "pyproject.toml").get("project")
     if not isinstance(project, dict) or "dependencies" in project.get("dynamic", []):
@@ -195,7 +196,6 @@ def held_back(compiled: str, direct: Sequence[str], cutoff: str) -> list[str]:
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
-    from issuebench.index.release_dates import upload_times
 
     names, capped = set(), set()
     for text in direct:

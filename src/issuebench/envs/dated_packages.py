@@ -30,6 +30,7 @@ from issuebench.envs.dating import (
 )
 from issuebench.envs.python_support import first_admitting, refused
 from issuebench.envs.requirements import drop_from_conda_files, exact_pins
+from issuebench.index import first_wheel_after
 from issuebench.models import EnvSpec
 
 # Rounds of "the resolver names a dependency the cutoff hides; take it as of the newest pin".
@@ -199,7 +200,6 @@ class DatedPackages:
 
 def first_wheel_date(name: str, python: str, cutoff: str) -> str | None:
     """The end of the day the first wheel of `name` for the interpreter was published."""
-    from issuebench.index.release_dates import first_wheel_after
 
     version = python_version(python)
     tag = "cp" + "".join(version.split(".")[:2]) if version else None

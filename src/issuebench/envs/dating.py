@@ -12,7 +12,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from issuebench.envs.python_table import python_table
+from issuebench.envs.python_releases import python_table
+from issuebench.envs.requirements import pinned_names
+from issuebench.index import upload_time
 
 if TYPE_CHECKING:
     from issuebench.models import EnvSpec
@@ -88,7 +90,6 @@ def failed_builds(resolver_output: str) -> list[str]:
 def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:
     """The latest publication among exact pins published after `cutoff` (None if none is later,
     or the index cannot say)."""
-    from issuebench.index.release_dates import upload_time
 
     later = [when for name, version in pins
              if (when := upload_time(name, version)) is not None and when > cutoff]
@@ -101,7 +102,6 @@ def newest_pin_date(pins: Iterable[tuple[str, str]], cutoff: str) -> str | None:
 
 def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
     """Packages the date does not apply to: the spec's exact pins and its named exceptions."""
-    from issuebench.envs.requirements import pinned_names
 
     names = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
     return dict.fromkeys(names, NO_CUTOFF)

@@ -76,7 +76,7 @@ def probe(path: str) -> PythonInfo | None:
     return PythonInfo(path=Path(executable), version=version, prefix=Path(os.path.realpath(prefix)))
 
 
-def _uv_bin() -> str | None:
+def uv_binary() -> str | None:
     try:
         import uv
 
@@ -86,7 +86,7 @@ def _uv_bin() -> str | None:
 
 
 def _from_uv(version: str) -> PythonInfo | None:
-    uv = _uv_bin()
+    uv = uv_binary()
     if not uv:
         return None
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "UV_PYTHON")}
@@ -148,7 +148,7 @@ def _path_candidates() -> list[Path]:
 
 
 def _uv_installed() -> list[Path]:
-    uv = _uv_bin()
+    uv = uv_binary()
     if not uv:
         return []
     try:

@@ -17,7 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from issuebench.index.release_dates import index_files, version_of
+from issuebench.index import index_files, version_of
 
 # Index pages read at once when a whole resolution is checked (one request per package).
 _FETCHERS = 8

@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from issuebench.errors import IssuebenchError
-from issuebench.executors.base import DEFAULT_RETRIES, Executor, Failure, run_one
+from issuebench.executors.base import DEFAULT_RETRIES, Executor, Failure, Interrupted, drive, run_one
+from issuebench.executors.gate import Gate
 from issuebench.executors.local import LocalExecutor
+from issuebench.executors.ray_executor import RayExecutor
 
 EXECUTORS = ("local", "ray")
 
@@ -36,10 +38,19 @@ def get_executor(name: str = "local", address: str | None = None, workers: int |
             raise IssuebenchError("--ray-address needs --executor ray", hint="add --executor ray")
         return LocalExecutor(workers)
     if name == "ray":
-        from issuebench.executors.ray_executor import RayExecutor
 
         return RayExecutor(address=address, workers=workers, retries=retries, forward_env=forward_env)
     raise IssuebenchError(f"unknown executor '{name}'", hint="use --executor local or --executor ray")
 
-
-__all__ = ["DEFAULT_RETRIES", "EXECUTORS", "Executor", "Failure", "LocalExecutor", "get_executor", "run_one"]
+__all__ = [
+    "DEFAULT_RETRIES",
+    "EXECUTORS",
+    "Executor",
+    "Failure",
+    "Gate",
+    "Interrupted",
+    "LocalExecutor",
+    "drive",
+    "get_executor",
+    "run_one",
+]

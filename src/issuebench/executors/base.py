@@ -7,9 +7,14 @@ worker or one crashing record never stops a run.
 
 from __future__ import annotations
 
+import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeVar
+
+from issuebench.errors import IssuebenchError
+from issuebench.interrupts import signal_of
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -30,6 +35,20 @@ class Failure:
     reason: str
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGHUP, SIGTERM) stopped a fan-out: `kept` records had finished and were handled,
+    `discarded` were in flight and left nothing behind.
+
+    A KeyboardInterrupt still, so that whatever does not handle it stops as Ctrl-C would."""
+
+    def __init__(self, kept: int, discarded: int, at: float, signum: int = signal.SIGINT) -> None:
+        super().__init__(f"interrupted; rerun to resume ({kept} finished kept, {discarded} in flight discarded)")
+        self.kept = kept
+        self.discarded = discarded
+        self.at = at  # when the driver noticed the interrupt (time.time())
+        self.signum = int(signum)  # read by interrupts.exit_status
+
+
 class Executor(Protocol):
     """Runs `fn(record)` for every record; `fn` and the records must pickle (they may travel)."""
 
@@ -40,15 +59,40 @@ class Executor(Protocol):
         """(index into records, result or Failure), in the order they finish."""
         ...
 
+    def in_flight(self) -> int:
+        """Records handed out whose results have not come back (after an interrupt: those dropped)."""
+        ...
+
     def close(self) -> None:
         ...
+
+
+def drive(executor: Executor, work: Callable[[T], R], records: Sequence[T],
+          handle: Callable[[int, R | Failure], None]) -> int:
+    """The one fan-out path: `work` on every record on `executor`, `handle(index, result or Failure)`
+    on the driver as each finishes. Returns how many were handled.
+
+    A record that raises or whose worker dies reaches `handle` as a Failure: one bad record never
+    stops the run. On Ctrl-C (or SIGHUP, SIGTERM) the executor stops what runs, and Interrupted
+    says how many records were handled and how many were in flight.
+    """
+    handled = 0
+    try:
+        for index, result in executor.map_unordered(work, records):
+            handled += 1  # it finished: an interrupt while it is handled still counts it as kept
+            handle(index, result)
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, Interrupted):
+            raise
+        raise Interrupted(kept=handled, discarded=executor.in_flight(), at=time.time(),
+                          signum=signal_of(stop)) from None
+    return handled
 
 
 def run_one(executor: Executor | None, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """One call on the executor (on a worker for Ray); a Failure is raised as an IssuebenchError."""
     from functools import partial
 
-    from issuebench.errors import IssuebenchError
 
     if executor is None or executor.name == "local":
         return fn(*args, **kwargs)

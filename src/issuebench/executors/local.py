@@ -8,9 +8,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures import Executor as _PoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Literal, TypeVar
 
 from issuebench.executors.base import Failure
+from issuebench.interrupts import StopFlag, kill_descendants, stop_signals_held, working_for
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -33,17 +35,40 @@ class LocalExecutor:
         return ThreadPoolExecutor(max_workers=self.workers)
 
     def map_unordered(self, fn: Callable[[T], R], records: Sequence[T]) -> Iterator[tuple[int, R | Failure]]:
+        """Results as they finish. Stopped before the end (Ctrl-C, or the driver leaving the loop),
+        nothing more is recorded by the records in flight (interrupts.may_record), those not started
+        never start, and the processes of those running are killed until every one has returned."""
+        flag = StopFlag()
         pool = self._pool()
+        work = fn if self.kind == "process" else partial(_marked, flag, fn)
+        futures: dict[Future, int] = {pool.submit(work, record): i for i, record in enumerate(records)}
+        pending = set(futures)
+        self._pending = pending
         try:
-            futures: dict[Future, int] = {pool.submit(fn, record): i for i, record in enumerate(records)}
-            pending = set(futures)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                self._pending = pending
                 for future in done:
                     yield futures[future], _outcome(future)
         finally:
-            # An interrupted driver does not wait for records nobody will read.
+            if pending:
+                with stop_signals_held():  # a second Ctrl-C must not cut the clean-up short
+                    self._stop(pool, flag, pending)
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def _stop(self, pool: _PoolExecutor, flag: StopFlag, pending: set[Future]) -> None:
+        flag.stop()
+        running = [f for f in pending if not f.cancel()]
+        self._pending = set(running)
+        # A record's thread may start its next step (a git, a uv, a sandbox) after a kill: keep
+        # killing until every one has returned. Each step fails at once when its process dies.
+        while running and self.kind == "thread":
+            kill_descendants()
+            if not wait(running, timeout=0.2).not_done:
+                break
+
+    def in_flight(self) -> int:
+        return len(getattr(self, "_pending", ()))
 
     def close(self) -> None:
         pass
@@ -53,6 +78,11 @@ class LocalExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _marked(flag: StopFlag, fn: Callable[[T], R], record: T) -> R:
+    with working_for(flag):
+        return fn(record)
 
 
 def _outcome(future: Future) -> object:

@@ -89,6 +89,7 @@ class RayExecutor:
         # At most `workers` records are out at a time: results stream back and are written as they
         # come, so a driver killed half-way has lost only what was in flight.
         submit()
+        self._in_flight = in_flight
         try:
             while in_flight:
                 [ready], _ = ray.wait(list(in_flight), num_returns=1)
@@ -98,6 +99,9 @@ class RayExecutor:
         finally:
             for ref in in_flight:  # an interrupted driver leaves no work running on the cluster
                 ray.cancel(ref, force=True)
+
+    def in_flight(self) -> int:
+        return len(getattr(self, "_in_flight", ()))
 
     def _result(self, ref: Any) -> Any:
         ray = self._ray

@@ -10,13 +10,10 @@ harness.staging): a run stopped while the instance is in flight leaves no folder
 
 from __future__ import annotations
 
-import json
-import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from issuebench.files import write_json
 from issuebench.harness import staging
 from issuebench.interrupts import may_record
 from issuebench.models import InstanceReport, InstanceStatus
@@ -45,27 +42,6 @@ class RunLayout:
 
     def summary_path(self, model: str) -> Path:
         return self.output_dir / f"{model_dir_name(model)}.{self.run_id}.json"
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a killed run never leaves half a file.
-
-    The file gets the mode open() would give it (0666 less the umask), as the run's logs do:
-    mkstemp's 0600 would make a run's results unreadable to anyone else who may read its logs."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def write_json(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=4, ensure_ascii=False) + "\n")
 
 
 def write_instance_result(instance_dir: Path, report: InstanceReport) -> None:

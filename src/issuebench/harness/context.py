@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from issuebench.envs import EnvBuilder
 from issuebench.harness.artifacts import RunLayout
 from issuebench.harness.options import EvalOptions
+from issuebench.harness.workspace import sweep_stale_workspaces
+from issuebench.sandbox import Limits, get_sandbox
 
 if TYPE_CHECKING:  # the builder and the sandbox are imported when a context is made, not before
     from issuebench.envs import EnvBuilder
@@ -68,9 +71,6 @@ class EvalContext:
 def build_context(options: EvalOptions) -> EvalContext:
     """Everything a run shares, made from its options: the only way to an EvalContext, on the
     driver and on every worker. Raises MissingSystemPiece once, before any instance starts."""
-    from issuebench.envs import EnvBuilder
-    from issuebench.harness.workspace import sweep_stale_workspaces
-    from issuebench.sandbox import Limits, get_sandbox
 
     # The docker backend runs tests in the reference's images; no local sandbox is needed then.
     sandbox = get_sandbox(no_sandbox=options.no_sandbox or options.backend == "docker")

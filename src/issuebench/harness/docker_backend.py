@@ -29,7 +29,10 @@ import threading
 import time
 from typing import Any
 
+from issuebench.harness.commands import files_in_diff
+from issuebench.harness.guards import CONFIG_FILES, is_hook_file
 from issuebench.models import Task
+from issuebench.patch import files_touched, is_test_path
 
 LABEL = "issuebench"
 LABEL_PID = "issuebench.pid"
@@ -56,7 +59,6 @@ _RUNNER_SECTION = "awk '/^\\[/ {on = ($0 ~ /^\\[(pytest\\]|tool:pytest\\]|tool\\
 
 
 def _test_files(test_patch: str) -> list[str]:
-    from issuebench.harness.commands import files_in_diff
 
     return files_in_diff(test_patch)
 
@@ -66,8 +68,6 @@ def guarded_files(model_patch: str, test_patch: str) -> tuple[list[str], list[st
     put back; runner config files it touched, put back when their test-runner section changed)."""
     from pathlib import PurePosixPath
 
-    from issuebench.harness.guards import CONFIG_FILES, is_hook_file
-    from issuebench.patch import files_touched, is_test_path
 
     tests = set(_test_files(test_patch))
     touched = [p for p in files_touched(model_patch) if p not in tests]

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path, PurePosixPath
 
 from issuebench.harness.workspace import git, reset_paths
+from issuebench.patch import is_test_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,7 +68,6 @@ def changed_runner_config(ws: Path, base_commit: str, files: list[str]) -> list[
 
 def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str]) -> list[str]:
     """Put back every test path, hook file and runner config section the model touched."""
-    from issuebench.patch import is_test_path
 
     suspicious = [p for p in model_files if p not in test_files and (is_test_path(p) or is_hook_file(p))]
     suspicious += changed_runner_config(ws, base_commit, [p for p in model_files if p not in suspicious])

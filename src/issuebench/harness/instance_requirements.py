@@ -27,8 +27,21 @@ from packaging.markers import InvalidMarker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from issuebench.envs import (
+    HelperFailed,
+    date_args,
+    exempt_from_cutoff,
+    local_install_targets,
+    pep621_requirements,
+    read_declared,
+    split_listing,
+    uv_command,
+    wanted_extras,
+)
 from issuebench.errors import IssuebenchError
+from issuebench.harness.workspace import changed_paths, git, reset_paths
 from issuebench.models import EnvSpec, stable_hash
+from issuebench.sandbox import Bind
 
 # The files a commit declares its requirements in; the same blob ids mean the same answer.
 _DECLARING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
@@ -52,7 +65,6 @@ class Layer:
     requirements: list[str]
 
     def binds(self) -> list[Any]:
-        from issuebench.sandbox.types import Bind
 
         return [Bind(self.path)]
 
@@ -98,7 +110,6 @@ def unmet(declared: list[str], installed: list[str], python_version: str, projec
 
 def declaring_blobs(ws: Path) -> dict[str, str]:
     """Blob ids of the files that declare the project's requirements, at the workspace's HEAD."""
-    from issuebench.harness.workspace import git
 
     out = {}
     for name in _DECLARING_FILES:
@@ -112,7 +123,6 @@ def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer
     """instance_layer for a run: nothing for environments not built by our builder. A failure to
     install what is missing becomes a note; the helper that reads the declarations failing raises
     HelperFailed (the caller fails the instance: what the commit needs is then unknown)."""
-    from issuebench.envs.dated_install import HelperFailed
 
     uv_env = getattr(env_builder, "uv_env", None)
     if uv_env is None or not getattr(env, "manifest", None):
@@ -128,7 +138,6 @@ def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer
 def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> tuple[Layer | None, str | None]:
     """The layer this workspace's commit needs on top of `env` (None when it needs nothing), and a
     note for the result saying what was added or why it could not be."""
-    from issuebench.envs.dated_install import local_install_targets, wanted_extras
 
     spec: EnvSpec = env.spec
     targets = local_install_targets(spec.install)
@@ -168,8 +177,6 @@ def declared_requirements(env: Any, ws: Path, sandbox: Any,
     they could). Whatever reading them leaves in the workspace is put back as it was.
 
     Raises HelperFailed when the declared-requirements script itself gives no answer."""
-    from issuebench.envs.dated_install import pep621_requirements, read_declared, split_listing
-    from issuebench.harness.workspace import changed_paths, reset_paths
 
     lines = pep621_requirements(ws, extras)
     if lines is None:
@@ -190,8 +197,6 @@ def declared_requirements(env: Any, ws: Path, sandbox: Any,
 
 def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:
     """Install `missing` as of the environment's date into a cached layer folder."""
-    from issuebench.envs.builder import _uv
-    from issuebench.envs.dating import date_args, exempt_from_cutoff
 
     root = Path(env.path).parent / _LAYERS
     root.mkdir(parents=True, exist_ok=True)
@@ -212,7 +217,7 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
         # second copy of a package it already has in range (a second numpy beside the numba built
         # against the first) ever reaches the path.
         dated = date_args(cutoff, exempt_from_cutoff(env.spec))
-        plan_argv = [_uv(), "pip", "install", "--dry-run", "--python", str(env.python), *dated, *missing]
+        plan_argv = [uv_command(), "pip", "install", "--dry-run", "--python", str(env.python), *dated, *missing]
         proc = subprocess.run(plan_argv, capture_output=True, text=True, env=uv_env, timeout=1800)
         plan = _PLANNED.findall(proc.stdout + proc.stderr) if proc.returncode == 0 else []
         if proc.returncode == 0 and not plan:
@@ -220,7 +225,7 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
         if not plan:
             return None, (proc.stderr.strip().splitlines() or ["no message"])[-1]
         pins = [f"{name}=={version}" for name, version in plan]
-        proc = subprocess.run([_uv(), "pip", "install", "--target", str(path), "--no-deps", "--python",
+        proc = subprocess.run([uv_command(), "pip", "install", "--target", str(path), "--no-deps", "--python",
                                str(env.python), *dated, *pins], capture_output=True, text=True, env=uv_env,
                               timeout=1800)
         if proc.returncode == 0:

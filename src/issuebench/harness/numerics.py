@@ -13,6 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from issuebench.files import write_text_atomic
+from issuebench.sandbox import Limits
+
 VARIABLE = "NPY_DISABLE_CPU_FEATURES"
 _CACHE_FILE = ".issuebench-numpy-avx512"
 _TIMEOUT = 120
@@ -34,8 +37,6 @@ if m is not None:
 
 def avx512_features(env: Any, workspace: Path, sandbox: Any) -> str:
     """The features to turn off for `env`'s numpy ("" when it has none, or no numpy)."""
-    from issuebench.harness.artifacts import write_text_atomic
-    from issuebench.sandbox.types import Limits
 
     cached = Path(env.path) / _CACHE_FILE
     try:

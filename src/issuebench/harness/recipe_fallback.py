@@ -15,7 +15,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import overlay
 from issuebench.harness.workspace import create_workspace
 from issuebench.models import EnvSpec, Task
-from issuebench.repos.find import find_repo
+from issuebench.repos import find_repo
 
 
 class RecipeFinder(Protocol):

@@ -13,15 +13,15 @@ import os
 import shutil
 import socket
 import tempfile
-import time
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from issuebench import config
-from issuebench.executors.base import Executor, Failure
+from issuebench.executors import Failure
+from issuebench.files import write_text_atomic
 from issuebench.harness import artifacts, staging
-from issuebench.harness.instance import EvalContext
+from issuebench.harness.context import EvalContext, build_context
+from issuebench.harness.instance import evaluate_instance
 from issuebench.harness.options import EvalOptions
 from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
 
@@ -52,7 +52,6 @@ def worker_context(options: EvalOptions) -> EvalContext:
     and synth may reuse it). Only where artifacts go differs: a scratch folder the driver reads back."""
     ctx = _CONTEXTS.get(options)
     if ctx is None:
-        from issuebench.harness.context import build_context
 
         # Under the cache root, named as a workspace (ws-PID-...): a worker killed with its cluster
         # leaves it behind, and the next run's sweep of dead processes' workspaces removes it.
@@ -65,16 +64,15 @@ def worker_context(options: EvalOptions) -> EvalContext:
 
 def evaluate_record(record: EvalRecord) -> EvalOutcome:
     """Runs on a worker: grade one prediction in a scratch folder and hand back its files."""
-    from issuebench.harness.run import _guarded
 
     ctx = worker_context(record.options)
     pred = record.prediction
     inst_dir = ctx.layout.instance_dir(pred.model_name_or_path, record.task.instance_id)
     shutil.rmtree(inst_dir, ignore_errors=True)  # a retried record starts clean
     if record.previous_result is not None:
-        artifacts.write_text_atomic(inst_dir / artifacts.RESULT_FILE, record.previous_result)
+        write_text_atomic(inst_dir / artifacts.RESULT_FILE, record.previous_result)
     try:
-        report = _guarded(record.task, pred, ctx)
+        report = evaluate_instance(record.task, pred, ctx)
         files = {p.name: p.read_bytes() for p in inst_dir.iterdir() if p.is_file()} if inst_dir.is_dir() else {}
     finally:
         shutil.rmtree(inst_dir, ignore_errors=True)
@@ -93,61 +91,23 @@ def write_outcome(inst_dir: Path, outcome: EvalOutcome) -> None:
                 with (work / name).open("ab") as fh:
                     fh.write(data + (f"ran on {outcome.worker}\n".encode() if outcome.worker else b""))
             else:
-                artifacts.write_text_atomic(work / name, data.decode("utf-8", errors="replace"))
+                write_text_atomic(work / name, data.decode("utf-8", errors="replace"))
         artifacts.finish_instance(work, inst_dir, outcome.report)
     finally:
         staging.drop_staging(inst_dir)
 
 
-def _lost_report(record: EvalRecord, failure: Failure) -> InstanceReport:
-    status = InstanceStatus.WORKER_LOST if failure.kind == "worker_lost" else InstanceStatus.ERROR
-    pred = record.prediction
-    return InstanceReport(instance_id=record.task.instance_id, model_name_or_path=pred.model_name_or_path,
-                          status=status, repo=record.task.repo, cost=pred.cost,
-                          reason=f"{failure.kind}: {failure.reason}")
+def failed_report(task: Task, pred: Prediction, failure: Failure) -> InstanceReport:
+    """The report of an instance that produced none: the harness crashed on it, or its worker died."""
+    lost = failure.kind == "worker_lost"
+    return InstanceReport(instance_id=task.instance_id, model_name_or_path=pred.model_name_or_path,
+                          status=InstanceStatus.WORKER_LOST if lost else InstanceStatus.ERROR, repo=task.repo,
+                          cost=pred.cost, reason=f"{failure.kind}: {failure.reason}" if lost
+                          else f"harness error: {failure.reason}")
 
 
-def evaluate_remotely(executor: Executor, jobs: Iterable[tuple[Task, Prediction]],
-                      ctx: EvalContext) -> Iterator[tuple[tuple[Task, Prediction], InstanceReport]]:
-    """Driver side of a remote eval: ship, stream back, write. Yields (job, report) as they arrive."""
-    options = ctx.options
-    records: list[EvalRecord] = []
-    for task, pred in jobs:
-        previous = ctx.layout.instance_dir(pred.model_name_or_path, task.instance_id) / artifacts.RESULT_FILE
-        text = previous.read_text(encoding="utf-8") if ctx.use_cache and previous.is_file() else None
-        records.append(EvalRecord(task, pred, options, text))
-    for index, outcome in executor.map_unordered(evaluate_record, records):
-        record = records[index]
-        inst_dir = ctx.layout.instance_dir(record.prediction.model_name_or_path, record.task.instance_id)
-        if isinstance(outcome, Failure):
-            report = _lost_report(record, outcome)
-            line = f"{executor.name} executor: {report.reason}\n".encode()
-            write_outcome(inst_dir, EvalOutcome(report, {LOG_FILE: line}))
-        else:
-            report = outcome.report
-            write_outcome(inst_dir, outcome)
-        yield (record.task, record.prediction), report
-
-
-def run_remote(executor: Executor, jobs: list[tuple[Task, Prediction]], ctx: EvalContext,
-               on_result: Callable[[InstanceReport], None] | None = None,
-               ) -> list[tuple[tuple[Task, Prediction], InstanceReport]]:
-    """run_evaluation's remote branch: (job, report) in the order they finished.
-
-    On Ctrl-C the records in flight are cancelled on the cluster and nothing of theirs is written
-    (only records whose results arrived were): RunInterrupted, as for a local run.
-    """
-    finished: list[tuple[tuple[Task, Prediction], InstanceReport]] = []
-    try:
-        for job, report in evaluate_remotely(executor, jobs, ctx):
-            finished.append((job, report))
-            if on_result:
-                on_result(report)
-    except KeyboardInterrupt as stop:
-        from issuebench.harness.run import RunInterrupted
-        from issuebench.interrupts import signal_of
-
-        in_flight = min(executor.workers, len(jobs) - len(finished))
-        raise RunInterrupted(kept=len(finished), discarded=in_flight, at=time.time(),
-                             signum=signal_of(stop)) from None
-    return finished
+def record_for(task: Task, pred: Prediction, ctx: EvalContext) -> EvalRecord:
+    """What a worker needs for one instance: the run's options and the driver's earlier result."""
+    previous = ctx.layout.instance_dir(pred.model_name_or_path, task.instance_id) / artifacts.RESULT_FILE
+    text = previous.read_text(encoding="utf-8") if ctx.use_cache and previous.is_file() else None
+    return EvalRecord(task, pred, ctx.options, text)

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import os
-import signal
-import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from issuebench.envs import clear_failure
+from issuebench.executors import Executor, Failure, Interrupted, LocalExecutor, drive
 from issuebench.harness import staging
-from issuebench.harness.artifacts import RESULT_FILE, RunLayout, finish_instance, write_text_atomic
+from issuebench.harness.artifacts import RESULT_FILE, RunLayout
 from issuebench.harness.instance import EvalContext, evaluate_instance
+from issuebench.harness.remote import (
+    LOG_FILE,
+    EvalOutcome,
+    evaluate_record,
+    failed_report,
+    record_for,
+    write_outcome,
+)
 from issuebench.harness.run_lock import run_locked
 from issuebench.harness.summary import write_summary
-from issuebench.interrupts import StopFlag, kill_descendants, signal_of, stop_signals_held, working_for
-from issuebench.models import InstanceReport, InstanceStatus, Prediction, Task
+from issuebench.models import InstanceReport, Prediction, Task
 
 if TYPE_CHECKING:
     from issuebench.executors import Executor
@@ -50,34 +57,14 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _guarded(task: Task, prediction: Prediction, ctx: EvalContext) -> InstanceReport:
-    """An instance that crashes the harness still gets a status and a reason; the run goes on."""
-    try:
-        return evaluate_instance(task, prediction, ctx)
-    except Exception as exc:  # one bad instance never stops the run
-        report = InstanceReport(instance_id=task.instance_id, model_name_or_path=prediction.model_name_or_path,
-                                status=InstanceStatus.ERROR, repo=task.repo,
-                                reason=f"harness error: {type(exc).__name__}: {exc}")
-        final = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
-        try:
-            work = staging.open_staging(final)
-            write_text_atomic(work / "patch.diff", prediction.model_patch or "")
-            finish_instance(work, final, report)
-        except OSError:
-            pass
-        finally:
-            staging.drop_staging(final)
-        return report
-
-
 def run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ctx: EvalContext, *,
                    workers: int | None = None,
                    on_result: Callable[[InstanceReport], None] | None = None,
                    executor: Executor | None = None) -> EvaluationResult:
     """Evaluate every prediction whose task is in `tasks`; write one summary per model.
 
-    `executor` (issuebench.executors.get_executor): None or local runs here in threads; ray ships
-    each instance to a worker and writes what comes back.
+    `executor` (issuebench.executors.get_executor): None runs here in `workers` threads; ray ships
+    each instance to a worker and writes what comes back. Either way one path (executors.drive).
 
     Raises RunInterrupted on Ctrl-C (or SIGHUP, SIGTERM: interrupts.raise_on_stop_signals):
     finished instances stay on disk, those in flight leave no folder, no summary is written, and
@@ -107,20 +94,12 @@ def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ct
         return ctx.layout.instance_dir(job[1].model_name_or_path, job[0].instance_id)
 
     jobs = [(by_id[p.instance_id], p) for p in predictions]
-    if executor is not None and executor.name != "local":  # records go to workers; the driver writes
-        from issuebench.harness.remote import run_remote
-
-        finished = run_remote(executor, jobs, ctx, on_result)
-    else:
-        try:
-            finished = run_jobs(jobs, lambda job: _guarded(job[0], job[1], ctx),
-                                workers=workers or default_workers(),
-                                on_done=(lambda _job, report: on_result(report)) if on_result else None,
-                                discard=lambda job: staging.drop_staging(inst_dir(job)))
-        except RunInterrupted as stop:
-            _forget_env_failures(ctx, since=stop.at - _SIGNAL_SLACK)
-            raise
-
+    executor = executor or LocalExecutor(workers or default_workers())
+    try:
+        finished = _fan_out(jobs, ctx, executor, on_result)
+    except Interrupted as stop:
+        _forget_env_failures(ctx, since=stop.at - _SIGNAL_SLACK)
+        raise
     reports: dict[str, list[InstanceReport]] = {m: [] for m in models}
     for (_task, pred), report in finished:
         reports[pred.model_name_or_path].append(report)
@@ -134,6 +113,42 @@ def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ct
         result.models.append(ModelRun(model, sorted(reports[model], key=lambda r: order[r.instance_id]), path,
                                       earlier_results=reused, other_instances=others))
     return result
+
+
+def _fan_out(jobs: list[tuple[Task, Prediction]], ctx: EvalContext, executor: Executor,
+             on_result: Callable[[InstanceReport], None] | None) -> list[tuple[tuple[Task, Prediction], InstanceReport]]:
+    """Every job through the executor; the driver writes each result as it arrives.
+
+    Locally an instance writes its own folder; on a remote executor it is graded in a worker's
+    scratch folder and its files come back (harness.remote). A job that crashed the harness or lost
+    its worker still gets its folder, with a status and a reason."""
+    remote = executor.name != "local"
+    records = [record_for(task, pred, ctx) for task, pred in jobs] if remote else jobs
+    work = evaluate_record if remote else partial(_evaluate_job, ctx=ctx)
+    finished: list[tuple[tuple[Task, Prediction], InstanceReport]] = []
+
+    def handle(index: int, result: object) -> None:
+        task, pred = jobs[index]
+        inst_dir = ctx.layout.instance_dir(pred.model_name_or_path, task.instance_id)
+        if isinstance(result, Failure):
+            report = failed_report(task, pred, result)
+            write_outcome(inst_dir, EvalOutcome(report, {"patch.diff": (pred.model_patch or "").encode(),
+                                                         LOG_FILE: f"{executor.name} executor: {report.reason}\n".encode()}))
+        elif isinstance(result, EvalOutcome):
+            report = result.report
+            write_outcome(inst_dir, result)
+        else:
+            report = result  # type: ignore[assignment]
+        finished.append(((task, pred), report))
+        if on_result:
+            on_result(report)
+
+    drive(executor, work, records, handle)
+    return finished
+
+
+def _evaluate_job(job: tuple[Task, Prediction], *, ctx: EvalContext) -> InstanceReport:
+    return evaluate_instance(job[0], job[1], ctx)
 
 
 def _earlier_results(layout: RunLayout, model: str, ids: list[str]) -> tuple[int, list[str]]:
@@ -154,7 +169,6 @@ _SIGNAL_SLACK = 2.0
 def _forget_env_failures(ctx: EvalContext, *, since: float) -> None:
     """Environment builds the interrupt killed were recorded as failed builds, which later runs
     would serve back until --rebuild: forget those recorded since the interrupt."""
-    from issuebench.envs import cache as env_cache
 
     root = getattr(ctx.env_builder, "root", None)
     if root is None or not Path(root).is_dir():
@@ -165,69 +179,8 @@ def _forget_env_failures(ctx: EvalContext, *, since: float) -> None:
         except OSError:
             continue
         if recent:
-            env_cache.clear_failure(Path(root), record.name[: -len(".failed.json")])
+            clear_failure(Path(root), record.name[: -len(".failed.json")])
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or `signum`) stopped the run: `kept` instances had finished, `discarded` were in flight.
-
-    A KeyboardInterrupt still, so that whatever does not handle it stops as Ctrl-C would."""
-
-    def __init__(self, kept: int, discarded: int, at: float, signum: int = signal.SIGINT) -> None:
-        super().__init__(f"interrupted; rerun to resume ({kept} finished instance(s) kept, "
-                         f"{discarded} in flight discarded)")
-        self.kept = kept
-        self.discarded = discarded
-        self.at = at  # when the run noticed the interrupt (time.time())
-        self.signum = int(signum)  # read by interrupts.exit_status
-
-
-def run_jobs(jobs: Sequence[J], work: Callable[[J], R], *, workers: int,
-             on_done: Callable[[J, R], None] | None = None,
-             discard: Callable[[J], None] | None = None) -> list[tuple[J, R]]:
-    """Run `work` on every job, `workers` at a time; return (job, result) in the order they finished.
-
-    On Ctrl-C (KeyboardInterrupt in the calling thread) nothing more is recorded (see interrupts),
-    jobs not started are dropped, the processes of jobs in flight are killed, whatever those jobs
-    wrote is discarded, and RunInterrupted is raised with the count of finished jobs.
-    """
-    flag = StopFlag()
-
-    def in_worker(job: J) -> R:
-        with working_for(flag):
-            return work(job)
-
-    pool = ThreadPoolExecutor(max_workers=max(1, workers))
-    futures = {pool.submit(in_worker, job): job for job in jobs}
-    finished: list[tuple[J, R]] = []
-    collected: set[Future[R]] = set()
-    try:
-        for future in as_completed(futures):
-            collected.add(future)
-            finished.append((futures[future], future.result()))
-            if on_done:
-                on_done(*finished[-1])
-    except KeyboardInterrupt as stop:
-        at = time.time()
-        with stop_signals_held():  # a second Ctrl-C (or the SIGHUP after it) must not cut the clean-up short
-            in_flight = _stop_jobs(pool, flag, [f for f in futures if f not in collected])
-            for future in in_flight:
-                if discard:
-                    discard(futures[future])
-        raise RunInterrupted(kept=len(finished), discarded=len(in_flight), at=at, signum=signal_of(stop)) from None
-    pool.shutdown(wait=True)
-    return finished
-
-
-def _stop_jobs(pool: ThreadPoolExecutor, flag: StopFlag, pending: list[Future]) -> list[Future]:
-    """Stop recording, drop what has not started, kill what runs; return the jobs that were running."""
-    flag.stop()
-    in_flight = [f for f in pending if not f.cancel()]
-    # A job's thread may start its next step (a git, a uv, a sandbox) after a kill: keep killing
-    # until every one has returned. Each step fails at once when its process dies.
-    while in_flight:
-        kill_descendants()
-        if not wait(in_flight, timeout=0.2).not_done:
-            break
-    pool.shutdown(wait=True)
-    return in_flight
+# Ctrl-C stopped the run: the executors' Interrupted, under the name the harness has always used.
+RunInterrupted = Interrupted

@@ -31,7 +31,7 @@ from pathlib import Path
 from issuebench import config
 from issuebench.grading import lookup_status
 from issuebench.models import TestStatus, TestStatusMap
-from issuebench.sandbox.types import Bind, Limits, RunResult, Sandbox
+from issuebench.sandbox import Bind, Limits, RunResult, Sandbox
 
 PLUGIN = "issuebench_runner_report"
 # Imported by its host path in the sandbox too: the sandbox binds the package's folder back

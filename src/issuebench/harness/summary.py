@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from issuebench.harness.artifacts import RunLayout, write_json
+from issuebench.files import write_json
+from issuebench.harness.artifacts import RunLayout
 from issuebench.models import InstanceReport, InstanceStatus
 
 

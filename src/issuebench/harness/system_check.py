@@ -14,9 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issuebench.envs import system_deps
+from issuebench.envs import install_command, missing
 from issuebench.errors import IssuebenchError, MissingSystemPiece
+from issuebench.harness.instance import resolve_task_spec
 from issuebench.models import Task
+from issuebench.repos import find_repo
 
 INSTALL_OPTION = "--install-system-deps"
 _IDS_SHOWN = 5
@@ -51,8 +53,6 @@ def needed_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_di
     The recipe is resolved as the instance will resolve it, with the task's clone when it is
     already here (nothing is cloned for this). A task without a recipe is left to its own run,
     which reports that."""
-    from issuebench.harness.instance import resolve_task_spec
-    from issuebench.repos.find import find_repo
 
     sources: dict[str, Path | None] = {}
     out: dict[str, list[str]] = {}
@@ -73,7 +73,7 @@ def needed_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_di
 
 def shortfall(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_dir: Path | None) -> Shortfall:
     needed = needed_packages(tasks, recipes_dir=recipes_dir, repos_dir=repos_dir)
-    absent = set(system_deps.missing(p for names in needed.values() for p in names))
+    absent = set(missing(p for names in needed.values() for p in names))
     found = Shortfall()
     for instance_id, names in needed.items():
         for package in names:
@@ -90,9 +90,9 @@ def require_system_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, 
     found = shortfall(tasks, recipes_dir=recipes_dir, repos_dir=repos_dir)
     if not found.tasks_by_package:
         return
-    command = system_deps.install_command(found.packages)
+    command = install_command(found.packages)
     if install:
-        system_deps.install(found.packages, option=INSTALL_OPTION)
+        install(found.packages, option=INSTALL_OPTION)
         found = shortfall(tasks, recipes_dir=recipes_dir, repos_dir=repos_dir)
         if not found.tasks_by_package:
             return

@@ -13,8 +13,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from issuebench.envs import (
+    known_versions,
+    load_recipe,
+    packaged_recipes_dir,
+    pick_version,
+    recipe_filename,
+    resolve_spec,
+)
 from issuebench.harness.runlog import InstanceLog
 from issuebench.models import EnvSpec, Task
+from issuebench.repos import find_version
 
 NOTE_PREFIX = "version "
 
@@ -25,7 +34,6 @@ def _key(version: str) -> tuple[int, ...]:
 
 def _recipe_path(task: Task, recipes_dir: Path | None) -> Path | None:
     """The recipe file resolve_spec reads for the task's repository: the user's, else the packaged."""
-    from issuebench.envs.recipes import packaged_recipes_dir, recipe_filename
 
     for directory in (recipes_dir, packaged_recipes_dir()):
         if directory is not None and (path := Path(directory) / recipe_filename(task.repo)).is_file():
@@ -34,7 +42,6 @@ def _recipe_path(task: Task, recipes_dir: Path | None) -> Path | None:
 
 
 def _has_recipe(path: Path, version: str) -> bool:
-    from issuebench.envs.recipes import load_recipe, pick_version
 
     picked = pick_version(load_recipe(path), version)
     return picked is not None and picked[0] != "*"
@@ -55,7 +62,6 @@ def with_repository_version(task: Task, source: Path | None,
                             recipes_dir: Path | None = None) -> tuple[Task, str | None]:
     """The task with a version its recipe knows, and a note saying how it was chosen (None when
     the row's own version was used as it is)."""
-    from issuebench.envs.recipes import known_versions
 
     path = _recipe_path(task, recipes_dir)
     keys = [k for k in known_versions(path) if k != "*"] if path else []
@@ -64,7 +70,6 @@ def with_repository_version(task: Task, source: Path | None,
         return task, None
     found = None
     if source is not None and task.base_commit:
-        from issuebench.repos.version_rule import find_version
 
         found = find_version(source, task.base_commit, task.repo)
     read = f"{found.version} ({found.source})" if found else "nothing"
@@ -95,7 +100,6 @@ def with_repository_version(task: Task, source: Path | None,
 
 def resolve_with_version(task: Task, recipes_dir: Path | None, source: Path | None) -> EnvSpec:
     """resolve_spec for the task with a version its recipe knows; the choice is in spec.notes."""
-    from issuebench.envs import resolve_spec
 
     task, note = with_repository_version(task, source, recipes_dir)
     spec = resolve_spec(task, recipes_dir=recipes_dir, repo_dir=source)

@@ -25,6 +25,7 @@ from typing import Any
 
 from issuebench.harness.recipe_fallback import recipe_or_reason
 from issuebench.models import EnvSpec, InstanceStatus, Task, TestStatus, stable_hash
+from issuebench.patch import parse_patch
 
 NOTE = "setup fallback"  # issuebench.setup.fallback.NOTE: every note of the fallback starts so
 
@@ -39,7 +40,6 @@ _lock = threading.Lock()
 
 def patched_modules(task: Task, *, created_only: bool) -> list[list[str]]:
     """Dotted paths (as lists) of the .py files and folders the gold or test patch creates (or touches)."""
-    from issuebench.patch.parse import parse_patch
 
     paths = []
     for text in (task.patch, task.test_patch):

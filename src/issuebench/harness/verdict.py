@@ -10,6 +10,7 @@ from __future__ import annotations
 from issuebench.grading import explain_grade, grade
 from issuebench.harness.runner_report import disagreements
 from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task
+from issuebench.parsers import get_parser
 
 STRICT_REACHES_IN = "patch_reaches_into_the_test_run"
 
@@ -20,7 +21,6 @@ def parser_name(task: Task, spec: EnvSpec) -> str:
 
 def runner_disagreements(task: Task, spec: EnvSpec, run) -> list[str]:  # run: harness.instance.TestRun
     """Graded tests the text log passes and the runner's own report does not (none without one)."""
-    from issuebench.parsers import get_parser
 
     if task.eval_type == "fail_only":
         return []  # only explicit failures count there; the runner cannot add any the log lacks

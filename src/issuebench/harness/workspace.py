@@ -17,7 +17,7 @@ from pathlib import Path
 
 from issuebench import config
 from issuebench.errors import IssuebenchError
-from issuebench.harness.missing_blobs import Completion, complete, missing_blobs
+from issuebench.harness.blob_completion import Completion, complete, missing_blobs
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 

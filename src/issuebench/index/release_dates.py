@@ -15,6 +15,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from issuebench import config
+from issuebench.index.fetch import index_url
 
 _ACCEPT = "application/vnd.pypi.simple.v1+json"
 _lock = threading.Lock()
@@ -58,7 +59,6 @@ def version_of(filename: str, name: str) -> str | None:
 
 def index_files(name: str, *, timeout: float = 30) -> list[dict]:
     """The `files` of a project's page on the index pip uses (PEP 691 JSON)."""
-    from issuebench.index.fetch import index_url
 
     url = index_url().rstrip("/") + f"/{canonicalize_name(name)}/"
     request = urllib.request.Request(url, headers={"Accept": _ACCEPT})

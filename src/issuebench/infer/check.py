@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.harness.workspace import changed_paths, create_workspace, git, remove_workspace
+from issuebench.harness import changed_paths, create_workspace, git, remove_workspace
 from issuebench.models import PatchStatus
+from issuebench.patch import apply_patch, check_patch
 
 
 @dataclass
@@ -19,7 +20,6 @@ class ApplyCheck:
 
 
 def apply_check(source: Path, base_commit: str, patch: str, workspaces_dir: Path | None = None) -> ApplyCheck:
-    from issuebench.patch import apply_patch, check_patch
 
     early = check_patch(patch)
     if early is not None:

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Protocol
 
 from issuebench import config
+from issuebench.errors import IssuebenchError
 from issuebench.infer.repo_files import is_test_path, read_files, read_paths
 from issuebench.models import Task, stable_hash
+from issuebench.patch import files_touched
 
 # Changes whenever documents or tokens are made differently: old indexes are then not reused.
 INDEX_VERSION = "bm25s-path-content-1"
@@ -112,7 +114,6 @@ class BM25Retriever:
 
 def oracle_paths(task: Task) -> list[str]:
     """The files the gold patch edits, tests excluded (as in the paper's oracle retrieval)."""
-    from issuebench.patch import files_touched
 
     return [p for p in files_touched(task.patch) if p != "/dev/null" and not is_test_path(p)]
 
@@ -131,6 +132,5 @@ def get_retriever(name: str) -> Retriever:
         return BM25Retriever()
     if name == "oracle":
         return OracleRetriever()
-    from issuebench.errors import IssuebenchError
 
     raise IssuebenchError(f"unknown retrieval {name!r}", hint="use --retrieval bm25 or --retrieval oracle")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.errors import IssuebenchError
-from issuebench.harness.artifacts import write_json
+from issuebench.files import write_json
 from issuebench.infer.check import apply_check
 from issuebench.infer.extract import extract_patch
 from issuebench.infer.prompts import Prompt, build_prompt
@@ -25,7 +25,7 @@ from issuebench.infer.retrieval import Retrieved, get_retriever
 from issuebench.llm import Model, ModelAPIError
 from issuebench.models import Task
 from issuebench.predictions_file import PredictionsFile
-from issuebench.repos.find import find_repo
+from issuebench.repos import find_repo
 
 CANDIDATES = 50          # files ranked before the token budget picks what fits
 READMES = ("README.md", "README.rst", "README.txt", "README")

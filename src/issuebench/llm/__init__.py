@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from issuebench.llm.client import (
     Message,
     Model,
@@ -18,14 +20,23 @@ from issuebench.llm.client import (
     RetryPolicy,
     Usage,
     estimate_tokens,
-    make_model,
 )
-from issuebench.llm.prices import Price, price_of
+from issuebench.llm.prices import DEFAULT_PRICES, Price, price_of
 from issuebench.llm.replay import ReplayModel
-from issuebench.llm.scripts import solve_script
+from issuebench.llm.scripts import SUBMIT_SENTINEL, solve_script
 from issuebench.llm.server import LoopbackServer
 
+
+def make_model(name: str, *, base_url: str | None = None, timeout: float = 300.0,
+               retry: RetryPolicy | None = None, prices: Path = DEFAULT_PRICES) -> Model:
+    """`replay:FILE` gives the in-process replay model; any other name an OpenAI-compatible endpoint."""
+    if name.startswith("replay:"):
+        return ReplayModel.from_file(Path(name.removeprefix("replay:")), prices=prices)
+    return OpenAIModel(name, base_url=base_url, timeout=timeout, retry=retry, prices=prices)
+
 __all__ = [
+    "DEFAULT_PRICES",
+    "SUBMIT_SENTINEL",
     "LoopbackServer",
     "Message",
     "Model",

@@ -190,13 +190,3 @@ def _retry_after(exc: Any) -> float | None:
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def make_model(name: str, *, base_url: str | None = None, timeout: float = 300.0,
-               retry: RetryPolicy | None = None, prices: Path = DEFAULT_PRICES) -> Model:
-    """`replay:FILE` gives the in-process replay model; any other name an OpenAI-compatible endpoint."""
-    if name.startswith("replay:"):
-        from issuebench.llm.replay import ReplayModel
-
-        return ReplayModel.from_file(Path(name.removeprefix("replay:")), prices=prices)
-    return OpenAIModel(name, base_url=base_url, timeout=timeout, retry=retry, prices=prices)

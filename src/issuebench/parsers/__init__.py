@@ -29,6 +29,7 @@ from issuebench.parsers.c_family import (
 )
 from issuebench.parsers.cargo import parse_log_cargo
 from issuebench.parsers.django import parse_log_django
+from issuebench.parsers.evidence import suite_ran
 from issuebench.parsers.gotest import parse_log_gotest
 from issuebench.parsers.js_repos import (
     parse_log_calypso,
@@ -47,7 +48,13 @@ from issuebench.parsers.js_runners import (
 )
 from issuebench.parsers.junit import parse_log_junit
 from issuebench.parsers.jvm import parse_log_ant, parse_log_gradle_custom, parse_log_maven
-from issuebench.parsers.markers import END_TEST_OUTPUT, START_TEST_OUTPUT, extract_test_output
+from issuebench.parsers.markers import (
+    END_TEST_OUTPUT,
+    EXIT_CODE_MARKER,
+    START_TEST_OUTPUT,
+    extract_test_output,
+    recorded_exit_code,
+)
 from issuebench.parsers.phpunit import parse_log_phpunit
 from issuebench.parsers.pytest_family import (
     parse_log_matplotlib,
@@ -185,10 +192,10 @@ def parser_for_repo(repo: str) -> str:
 def is_reference_repo(repo: str) -> bool:
     return repo.strip() in _repo_parsers()
 
-
 __all__ = [
     "DEFAULT_PARSER",
     "END_TEST_OUTPUT",
+    "EXIT_CODE_MARKER",
     "START_TEST_OUTPUT",
     "Parser",
     "canonical_name",
@@ -197,4 +204,6 @@ __all__ = [
     "is_reference_repo",
     "known_parsers",
     "parser_for_repo",
+    "recorded_exit_code",
+    "suite_ran",
 ]

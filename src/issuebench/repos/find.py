@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from issuebench import config
+from issuebench.demo import DEMO_OWNER, demo_bundles, demo_repos_dir
 from issuebench.errors import IssuebenchError
 
 
@@ -46,7 +47,6 @@ def find_repo(repo: str, repos_dir: Path | None, *, allow_clone: bool = True) ->
 def _demo_clone(repo: str) -> Path | None:
     """The demo's projects ship inside the package: any dataset naming them (the demo itself, or
     one derived from it by perturb or by hand) finds them without --repos and without a network."""
-    from issuebench.demo import DEMO_OWNER, demo_bundles, demo_repos_dir
 
     owner, _, name = repo.partition("/")
     if owner != DEMO_OWNER or name not in {b.stem for b in demo_bundles()}:

@@ -8,7 +8,9 @@ isolation. See docs/security.md for the threat model.
 from __future__ import annotations
 
 from issuebench.errors import MissingSystemPiece
-from issuebench.sandbox.bwrap import BASE_ENV, SANDBOX_HOME, BwrapSandbox, probe
+from issuebench.sandbox.bwrap import BASE_ENV, DEFAULT_PATH, SANDBOX_HOME, BwrapSandbox, build_argv, probe
+from issuebench.sandbox.cgroups import RunCgroup
+from issuebench.sandbox.supervise import launcher_argv, parse_bwrap_status, rlimits_for
 from issuebench.sandbox.types import (
     FILE_LIMIT,
     MEMORY_LIMIT,
@@ -36,9 +38,9 @@ def get_sandbox(no_sandbox: bool = False) -> Sandbox:
         raise MissingSystemPiece(f"{problem}; {INSTALL_HINT}")
     return BwrapSandbox()
 
-
 __all__ = [
     "BASE_ENV",
+    "DEFAULT_PATH",
     "FILE_LIMIT",
     "INSTALL_HINT",
     "MEMORY_LIMIT",
@@ -52,8 +54,13 @@ __all__ = [
     "Bind",
     "BwrapSandbox",
     "Limits",
+    "RunCgroup",
     "RunResult",
     "Sandbox",
     "UnsandboxedRunner",
+    "build_argv",
     "get_sandbox",
+    "launcher_argv",
+    "parse_bwrap_status",
+    "rlimits_for",
 ]

@@ -77,7 +77,7 @@ def launcher_argv(cgroup_procs: Sequence[str], rlimits: Mapping[str, int], argv:
     return [_SH, "-c", "\n".join(lines), "issuebench-launch", *argv]
 
 
-def _rlimits(limits: Limits, group: RunCgroup) -> tuple[dict[str, int], list[str]]:
+def rlimits_for(limits: Limits, group: RunCgroup) -> tuple[dict[str, int], list[str]]:
     rl: dict[str, int] = {"CORE": 0}  # no core files dropped into the workspace
     how: list[str] = []
     if limits.max_file_mb is not None:
@@ -109,7 +109,7 @@ def _kill_tree(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup) -
     group.kill_all(deadline=2.0)
 
 
-def _parse_status(text: str) -> list[dict[str, object]]:
+def parse_bwrap_status(text: str) -> list[dict[str, object]]:
     decoder = json.JSONDecoder()
     out: list[dict[str, object]] = []
     idx = 0
@@ -136,7 +136,7 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
     """
     start = time.monotonic()
     group = RunCgroup.create(limits.max_procs, limits.memory_mb)
-    rlimits, how = _rlimits(limits, group)
+    rlimits, how = rlimits_for(limits, group)
     notes = list(group.notes)
     state = _State()
     status_r = status_w = None
@@ -184,7 +184,7 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
     status, reason = _classify(proc.returncode, output, state, group, limits, status_fd)
     returncode = None if state.killed_for else proc.returncode
     if status_fd:
-        for record in _parse_status(state.status_text):
+        for record in parse_bwrap_status(state.status_text):
             if "exit-code" in record and not state.killed_for:
                 returncode = int(record["exit-code"])  # type: ignore[call-overload]
     if state.peak_mb is not None:
@@ -238,7 +238,7 @@ def _pump(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limits
                 if key.data == "status":
                     state.status_text += data.decode("utf-8", errors="replace")
                     if state.child_pid is None:
-                        for record in _parse_status(state.status_text):
+                        for record in parse_bwrap_status(state.status_text):
                             if "child-pid" in record:
                                 state.child_pid = int(record["child-pid"])  # type: ignore[call-overload]
                     continue

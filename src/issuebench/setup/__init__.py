@@ -4,6 +4,15 @@
 recipe; see docs/setup.md.
 """
 
+from issuebench.setup.fallback import fallback_spec, remembered_spec
 from issuebench.setup.loop import Attempt, SetupResult, setup_repository
+from issuebench.setup.recipe_io import write_recipe
 
-__all__ = ["Attempt", "SetupResult", "setup_repository"]
+__all__ = [
+    "Attempt",
+    "SetupResult",
+    "fallback_spec",
+    "remembered_spec",
+    "setup_repository",
+    "write_recipe",
+]

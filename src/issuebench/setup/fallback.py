@@ -20,6 +20,7 @@ from typing import Any
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec, Task
+from issuebench.setup.loop import setup_repository
 
 NOTE = "setup fallback"
 
@@ -71,7 +72,6 @@ def fallback_spec(task: Task, source: Path, *, builder: Any = None, sandbox: Any
 
 
 def _search(task: Task, source: Path, builder: Any, sandbox: Any, why: str) -> dict[str, Any]:
-    from issuebench.setup import setup_repository
 
     try:
         result = setup_repository(source, commit=task.base_commit, date=task.created_at or None,

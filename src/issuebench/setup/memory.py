@@ -13,6 +13,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from issuebench import config
 from issuebench.models import EnvSpec
 
 _SCHEMA = """
@@ -44,7 +45,6 @@ class Remembered:
 
 
 def default_path() -> Path:
-    from issuebench import config
 
     return config.home() / "setup.sqlite"
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from issuebench.errors import InputError
+from issuebench.llm import OpenAIModel, RetryPolicy
 
 SYSTEM_PROMPT = (
     "You fix the installation and test commands of a Python repository at a past date. "
@@ -67,7 +68,6 @@ class ModelClient:
         return cls(base, name)
 
     def chat(self, messages: list[dict[str, str]]) -> str:
-        from issuebench.llm import OpenAIModel, RetryPolicy
 
         if self._llm is None:
             # Few, short retries: setup waits on each answer, and a later round can ask again.

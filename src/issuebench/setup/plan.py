@@ -6,6 +6,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from issuebench.config import TESTBED_PATH
 from issuebench.models import EnvSpec
 from issuebench.setup.data import canonical_name
 from issuebench.setup.extract import Facts
@@ -194,6 +195,5 @@ def _expand_self(reqs: list[str], facts: Facts, self_name: str | None, depth: in
 
 
 def _pythonpath(tree: SourceTree) -> str:
-    from issuebench.config import TESTBED_PATH
 
     return f"{TESTBED_PATH}/src" if "src" in tree.dirs() else TESTBED_PATH

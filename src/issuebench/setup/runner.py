@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from issuebench import config
+from issuebench.envs import EnvBuilder
 from issuebench.errors import IssuebenchError
+from issuebench.harness import ensure_env_with_overlay
 from issuebench.models import EnvSpec, TestStatus
+from issuebench.parsers import get_parser
+from issuebench.sandbox import Limits, get_sandbox
 from issuebench.setup.offline_tests import offline_failures
 from issuebench.setup.plan import Plan
 from issuebench.setup.source import SourceTree
@@ -91,7 +95,6 @@ class Runner:
     @property
     def sandbox(self) -> Any:
         if self._sandbox is None:
-            from issuebench.sandbox import get_sandbox
 
             self._sandbox = get_sandbox()
         return self._sandbox
@@ -99,7 +102,6 @@ class Runner:
     @property
     def builder(self) -> Any:
         if self._builder is None:
-            from issuebench.envs.builder import EnvBuilder
 
             self._builder = EnvBuilder(sandbox=self.sandbox)
         return self._builder
@@ -121,8 +123,6 @@ class Runner:
 
     def test(self, built: Built, plan: Plan, command: str, what: str) -> Run:
         """Run `command` over the built workspace and parse its log with the plan's parser."""
-        from issuebench.parsers import get_parser
-        from issuebench.sandbox import Limits
 
         out = built.workspace.parent / f"{built.workspace.name}.out"
         self.say(f"testing ({what})")
@@ -176,7 +176,6 @@ class Runner:
 
     def _ensure(self, spec: EnvSpec, workspace: Path) -> Any:
         if (workspace / ".git").is_dir():
-            from issuebench.harness.overlay import ensure_env_with_overlay
 
             # What the install writes into the tree (egg-info, in-place extensions) comes with an
             # env built by an earlier run, as it does for the harness.

@@ -14,7 +14,7 @@ import shlex
 from dataclasses import dataclass
 
 from issuebench.setup.extract import Facts
-from issuebench.setup.plan import Plan
+from issuebench.setup.plan import _TAKES_VALUE, Plan
 from issuebench.setup.source import SourceTree
 
 # A suite with more test files than this is judged on samples.
@@ -136,7 +136,6 @@ def _options(args: list[str]) -> list[str]:
 
 def _classify(args: list[str]) -> list[tuple[str, bool]]:
     """Each suite argument with whether it is a path (an option's value is not)."""
-    from issuebench.setup.plan import _TAKES_VALUE
 
     out: list[tuple[str, bool]] = []
     value_next = False

@@ -16,7 +16,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from issuebench import config
 from issuebench.errors import InputError, IssuebenchError
+from issuebench.harness import missing_blobs
 
 # Folders never worth reading for setup facts (vendored code, caches, environments).
 _SKIP_DIRS = {".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "node_modules", "__pycache__",
@@ -71,7 +73,6 @@ class SourceTree:
 
     @classmethod
     def _clone(cls, url: str, commit: str | None, clone_dir: Path | None) -> SourceTree:
-        from issuebench import config
 
         base = clone_dir or config.repos_cache_dir()
         name = url.rstrip("/").removesuffix(".git").rsplit("/", 2)
@@ -170,7 +171,6 @@ class SourceTree:
         if not self.commit:
             return []
         if self._missing is None:
-            from issuebench.harness.missing_blobs import missing_blobs
 
             self._missing = sorted(path for path, _ in missing_blobs(self.root, self.commit))
         return self._missing

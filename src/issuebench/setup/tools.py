@@ -19,6 +19,8 @@ import subprocess
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from issuebench.envs import effective_cutoff
+from issuebench.envs import uv_binary as uv_binary
 from issuebench.setup.plan import Plan
 from issuebench.setup.requirements import requirement_name
 
@@ -30,9 +32,8 @@ UV_LEGACY_BUILD = Version("40.8.0")
 @functools.lru_cache(maxsize=64)
 def dated_tools(python: str, cutoff: str) -> dict[str, str]:
     """{tool: newest version before cutoff that installs on Python `python`}; empty when unknown."""
-    from issuebench.envs.interpreters import _uv_bin
 
-    uv = _uv_bin()
+    uv = uv_binary()
     if not uv:
         return {}
     argv = [uv, "pip", "compile", "-", "--exclude-newer", cutoff, "--python-version", python,
@@ -55,7 +56,6 @@ def with_dated_tools(plan: Plan) -> Plan:
     the plan's own requirement), and exempted from the cutoff when uv's sdist builds need it."""
     if not plan.spec.exclude_newer:
         return plan
-    from issuebench.envs.builder import effective_cutoff
 
     cutoff = effective_cutoff(plan.spec.exclude_newer, plan.spec.python) or plan.spec.exclude_newer
     versions = dated_tools(plan.spec.python, cutoff)

@@ -5,7 +5,22 @@
 - `test_strength`: mutants of the gold fix, and the share the task's own tests reject.
 """
 
+from issuebench.strength.post import after_eval, lines
+from issuebench.strength.read import wider_counts
 from issuebench.strength.select import SCOPES, Scope
+from issuebench.strength.strength_report import run_test_strength, strength_json, strength_text
 from issuebench.strength.wider import WiderResult, summary_section, wider_tests_pass
 
-__all__ = ["SCOPES", "Scope", "WiderResult", "summary_section", "wider_tests_pass"]
+__all__ = [
+    "SCOPES",
+    "Scope",
+    "WiderResult",
+    "after_eval",
+    "lines",
+    "run_test_strength",
+    "strength_json",
+    "strength_text",
+    "summary_section",
+    "wider_counts",
+    "wider_tests_pass",
+]

@@ -18,10 +18,11 @@ import shlex
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from issuebench.harness.instance import EvalContext, run_tests
-from issuebench.harness.runlog import InstanceLog
+from issuebench.files import write_text_atomic
+from issuebench.harness import EvalContext, InstanceLog, run_tests
 from issuebench.models import EnvSpec, InstanceStatus, Prediction, Task, TestStatus, stable_hash
 from issuebench.strength.select import changed_code
+from issuebench.strength.wider_checks import confirm, finish, pool_check, pool_spec, select_targets
 
 MARK = "IBCOVER"
 # Inside the sandbox, whose /tmp is private to the run.
@@ -104,8 +105,6 @@ def covering_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: E
     """The suite under coverage twice, under gold (contexts of gold's lines, shared by every
     prediction for the task) and under the candidate (contexts of its own lines); the tests either
     names are compared between the two runs."""
-    from issuebench.harness import artifacts
-    from issuebench.strength.wider import _pool_check, confirm, finish, pool_spec, select_targets
 
     inst_dir = ctx.layout.instance_dir(prediction.model_name_or_path, task.instance_id)
     gold_spec = covering_spec(spec, changed_code(task.patch).lines)
@@ -114,17 +113,17 @@ def covering_check(task: Task, prediction: Prediction, ctx: EvalContext, spec: E
     try:
         key = stable_hash(["covering", task.content_hash(), gold_spec.content_hash()])
         gold = gold_runs.get(key, lambda: run_tests(task, task.patch, ctx, spec=gold_spec, log=log))
-        artifacts.write_text_atomic(inst_dir / "wider_coverage_output.txt", gold.output)
+        write_text_atomic(inst_dir / "wider_coverage_output.txt", gold.output)
         gold_contexts = contexts_in(gold.output)
         if gold.status is not InstanceStatus.UNRESOLVED or not gold_contexts:
             why = ("coverage.py is not in the task's environment" if "No module named coverage" in gold.output
                    else f"the coverage run gave no contexts ({gold.status.value})")
-            result = _pool_check(task, prediction, ctx, spec, select_targets(task, prediction, source, "modules"),
+            result = pool_check(task, prediction, ctx, spec, select_targets(task, prediction, source, "modules"),
                                  gold_runs, base, inst_dir)
             result.notes.append(f"covering fell back to modules: {why}")
             return result
         cand = run_tests(task, prediction.model_patch, ctx, spec=cand_spec, log=log)
-        artifacts.write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
+        write_text_atomic(inst_dir / "wider_candidate_output.txt", cand.output)
         graded = {*task.FAIL_TO_PASS, *task.PASS_TO_PASS}
         # Candidate contexts come from a run of the candidate's code, which could print fake ones:
         # they can only add tests to the comparison, never hide one that gold's coverage names.

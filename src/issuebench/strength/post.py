@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from issuebench.harness.instance import EvalContext
-from issuebench.harness.summary import add_wider_tests
+from issuebench.harness import EvalContext, add_wider_tests
 from issuebench.models import InstanceStatus, Prediction, Task
 from issuebench.strength.select import Scope
 from issuebench.strength.wider import WiderResult, summary_section, wider_tests_pass

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from issuebench.harness.workspace import git
+from issuebench.harness import git
 from issuebench.patch import is_test_path, parse_patch
 
 Scope = Literal["covering", "modules", "suite"]

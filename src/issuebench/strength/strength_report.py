@@ -13,6 +13,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
+from issuebench.demo import DEMO_OWNER, demo_repos_dir
+from issuebench.harness import EvalOptions, build_context
 from issuebench.models import Task
 from issuebench.strength.test_strength import TaskStrength, measure_tasks
 
@@ -28,8 +30,6 @@ def bucket(strength: float) -> str:
 def run_test_strength(tasks: list[Task], *, output_dir: Path, repos_dir: Path | None, no_sandbox: bool = False,
                       timeout: float = 1800.0, mutants: int = 10, workers: int = 1,
                       python_fallback: str = "error", on_result=None) -> list[TaskStrength]:
-    from issuebench.demo import DEMO_OWNER, demo_repos_dir
-    from issuebench.harness import EvalOptions, build_context
 
     if tasks and all(t.repo.partition("/")[0] == DEMO_OWNER for t in tasks):
         repos_dir = repos_dir or demo_repos_dir()
@@ -57,11 +57,11 @@ def distribution(results: list[TaskStrength]) -> dict:
     }
 
 
-def to_json(results: list[TaskStrength]) -> str:
+def strength_json(results: list[TaskStrength]) -> str:
     return json.dumps({"distribution": distribution(results), "tasks": [r.as_dict() for r in results]}, indent=2)
 
 
-def to_text(results: list[TaskStrength]) -> str:
+def strength_text(results: list[TaskStrength]) -> str:
     d = distribution(results)
     lines = [f"test strength: {d['measured']} of {d['tasks']} task(s) measured, {d['killed']}/{d['mutants']} "
              "mutants of the gold fix rejected by the task's own FAIL_TO_PASS + PASS_TO_PASS"]

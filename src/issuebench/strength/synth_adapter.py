@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from issuebench.strength.mutants import Mutant
-from issuebench.synth.generators import mutate_range
+from issuebench.synth import mutate_range
 
 
 class SynthMutator:

@@ -17,10 +17,17 @@ from dataclasses import asdict, dataclass, field
 
 from issuebench.errors import IssuebenchError
 from issuebench.grading import grade
-from issuebench.harness.instance import EvalContext, resolve_task_spec, run_tests
-from issuebench.harness.workspace import create_workspace, git, remove_workspace
-from issuebench.models import InstanceStatus, Task
-from issuebench.repos.find import find_repo
+from issuebench.harness import (
+    EvalContext,
+    create_workspace,
+    git,
+    remove_workspace,
+    resolve_task_spec,
+    run_tests,
+)
+from issuebench.models import InstanceStatus, PatchStatus, Task
+from issuebench.patch import apply_patch
+from issuebench.repos import find_repo
 from issuebench.strength.mutants import Mutant, Mutator, default_mutator
 from issuebench.strength.select import changed_code
 
@@ -80,8 +87,6 @@ def sample(mutants: list[Mutant], limit: int) -> list[Mutant]:
 def mutant_patches(task: Task, source, mutator: Mutator,
                    limit: int) -> tuple[list[tuple[Mutant, str, list[str]]], int]:
     """Each sampled mutant as a patch against the base commit (the gold fix with one change)."""
-    from issuebench.models import PatchStatus
-    from issuebench.patch import apply_patch
 
     ws = create_workspace(source, task.base_commit)
     try:

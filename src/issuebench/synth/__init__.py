@@ -6,6 +6,12 @@
 See docs/synth.md.
 """
 
+from issuebench.synth.generators import mutate_range
 from issuebench.synth.pipeline import SynthOptions, SynthResult, synthesize
 
-__all__ = ["SynthOptions", "SynthResult", "synthesize"]
+__all__ = [
+    "SynthOptions",
+    "SynthResult",
+    "mutate_range",
+    "synthesize",
+]

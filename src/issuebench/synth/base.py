@@ -16,7 +16,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol
 
-from issuebench.synth.source import Edit, Function, apply_edits
+from issuebench.synth.source import Edit, Function, apply_edits, functions
 
 
 class Change:
@@ -86,7 +86,6 @@ class SynthContext:
     def functions(self, path: str) -> list[Function]:
         """The functions of one file, parsed once for every generator."""
         if path not in self._functions:
-            from issuebench.synth.source import functions
 
             try:
                 self._functions[path] = functions(path, self.files[path])

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from issuebench.patch import is_test_path
+from issuebench.synth.generators.model_rewrite import reply_text
+
 _HEADER = re.compile(r"^_{3,} (.+?) _{3,}$")
 _FRAME = re.compile(r"^(\S+?\.py):(\d+): in (\S+)$")
 _SECTION_END = re.compile(r"^(={3,}|-{3,} Captured)")
@@ -39,7 +42,6 @@ def _header_for(test_id: str) -> str:
 
 def trim(block: list[str], changed: set[str]) -> tuple[list[str], list[str], list[str]]:
     """(called: the test's last code lines, happened: the E lines, traceback: frames kept)."""
-    from issuebench.patch.paths import is_test_path
 
     called: list[str] = []
     happened: list[str] = []
@@ -110,7 +112,6 @@ def write_issue(f2p: list[str], output: str, changed: set[str]) -> str:
 
 def model_issue(client: Any, f2p: list[str], output: str, changed: set[str]) -> str | None:
     """Let a configured model reword the issue; the failing tests are its only evidence."""
-    from issuebench.synth.generators.model_rewrite import reply_text
 
     draft = write_issue(f2p, output, changed)
     prompt = ("Rewrite this bug report as a user of the library would file it on GitHub: what they "

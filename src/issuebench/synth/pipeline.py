@@ -20,7 +20,10 @@ from typing import Any
 from issuebench.errors import InputError
 from issuebench.synth import coverage_map, output
 from issuebench.synth.base import Candidate, SynthContext
+from issuebench.synth.generators import get_generators
+from issuebench.synth.remote import run_remote
 from issuebench.synth.run import Progress, Run, SynthOptions, git_value, recipe_commit
+from issuebench.synth.source import functions
 from issuebench.synth.tasks import python_files
 from issuebench.synth.validate import DUPLICATE, KEPT, Baseline
 
@@ -76,7 +79,6 @@ class Prepared:
 
 def prepare(src: str | Path, opts: SynthOptions, progress: Progress = lambda _line: None) -> Prepared:
     """Resolve the commit and recipe, build the workbench, map tests to lines (or reuse the map)."""
-    from issuebench.synth.generators import get_generators
 
     source = Path(src).resolve()
     if not source.exists():
@@ -124,7 +126,6 @@ def synthesize(src: str | Path, opts: SynthOptions, progress: Progress = lambda 
 
 
 def covered(files: dict[str, str], cmap: coverage_map.CoverageMap, tests: set[str]) -> set[tuple[str, str]]:
-    from issuebench.synth.source import functions
 
     found = set()
     for path, source in files.items():
@@ -172,7 +173,6 @@ def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
     """Validate candidates, `workers` at a time; stop early once --max-tasks are kept."""
     executor = run.opts.executor
     if executor is not None and executor.name != "local":  # candidates go to workers; the driver writes
-        from issuebench.synth.remote import run_remote
 
         run_remote(executor, run, todo, p)
         return

@@ -21,12 +21,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from issuebench.executors.base import Executor, Failure
-from issuebench.executors.gate import Gate
+from issuebench.envs import EnvBuilder
+from issuebench.executors import Executor, Failure, Gate
 from issuebench.models import EnvSpec
+from issuebench.sandbox import get_sandbox
 from issuebench.synth.base import Candidate
 from issuebench.synth.coverage_map import CoverageMap
-from issuebench.synth.validate import ERROR, Baseline, Outcome
+from issuebench.synth.validate import ERROR, Baseline, Outcome, check
+from issuebench.synth.workbench import Workbench
 
 if TYPE_CHECKING:
     from issuebench.synth.pipeline import Prepared
@@ -59,9 +61,6 @@ _LOCAL = threading.local()  # per worker thread: options pickle -> its workbench
 
 def worker_bench(options: BenchOptions) -> Workbench:
     """The run's workbench on this worker, made once per process (and thread), removed at exit."""
-    from issuebench.envs import EnvBuilder
-    from issuebench.sandbox import get_sandbox
-    from issuebench.synth.workbench import Workbench
 
     benches: dict[bytes, Workbench] = getattr(_LOCAL, "benches", None) or {}
     _LOCAL.benches = benches
@@ -78,7 +77,6 @@ def worker_bench(options: BenchOptions) -> Workbench:
 def check_record(cand: Candidate, *, job: SynthJob) -> tuple[Outcome, str]:
     """Runs on a worker: validate one candidate (check() never raises; it undoes its changes).
     Returns the outcome and the host and pid that validated it (for the candidate log)."""
-    from issuebench.synth.validate import check
 
     outcome = check(worker_bench(job.bench), cand, job.cmap, job.base, timeout=job.timeout, scope=job.scope)
     return outcome, f"{socket.gethostname()} pid {os.getpid()}"

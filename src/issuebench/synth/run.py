@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from issuebench.collect import load_recipe as load_spec
+from issuebench.envs import EnvBuilder
 from issuebench.errors import InputError
 from issuebench.models import EnvSpec
+from issuebench.sandbox import get_sandbox
+from issuebench.setup import setup_repository, write_recipe
 from issuebench.synth import coverage_map, output
 from issuebench.synth.base import Candidate
 from issuebench.synth.tasks import make_row
@@ -62,7 +66,6 @@ def repo_name(source: Path) -> str:
 
 def load_recipe(path: Path) -> tuple[EnvSpec, list[str]]:
     """An EnvSpec and the suite's arguments from a recipe file (`setup -o` writes test_args too)."""
-    from issuebench.collect.mine import load_recipe as load_spec
 
     spec = load_spec(path)
     try:
@@ -109,8 +112,6 @@ def pytest_spec(spec: EnvSpec, progress: Progress) -> EnvSpec:
 def find_recipe(source: Path, commit: str, opts: SynthOptions, progress: Progress) -> tuple[EnvSpec, list[str]]:
     if opts.recipe is not None:
         return load_recipe(opts.recipe)
-    from issuebench.setup import setup_repository
-    from issuebench.setup.recipe_io import write_recipe
 
     progress("no --recipe: running setup")
     result = setup_repository(str(source), commit=commit, date=opts.date, progress=progress)
@@ -133,8 +134,6 @@ class Run:
         spec, self.test_args = find_recipe(source, commit, opts, progress)
         self.spec = pytest_spec(spec, progress)
         self.work_spec = with_package(self.spec, "coverage")
-        from issuebench.envs import EnvBuilder
-        from issuebench.sandbox import get_sandbox
 
         self.sandbox = get_sandbox(no_sandbox=opts.no_sandbox)
         self.builder = EnvBuilder(sandbox=self.sandbox)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.models import Task
-from issuebench.patch.paths import is_test_path
+from issuebench.patch import is_test_path
 from issuebench.synth.base import Candidate
 from issuebench.synth.coverage_map import CoverageMap
 from issuebench.synth.issue_text import model_issue, write_issue

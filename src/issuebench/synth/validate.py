@@ -12,7 +12,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from issuebench.collect.validate import FAIL, PASS, outcome
+from issuebench.collect import FAIL, PASS, outcome
 from issuebench.synth.base import Candidate
 from issuebench.synth.coverage_map import CoverageMap
 from issuebench.synth.workbench import Workbench

@@ -28,10 +28,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from issuebench.config import TESTBED_PATH
-from issuebench.sandbox.bwrap import DEFAULT_PATH, build_argv
-from issuebench.sandbox.cgroups import RunCgroup
-from issuebench.sandbox.supervise import _parse_status, _rlimits, launcher_argv
-from issuebench.sandbox.types import (
+from issuebench.sandbox import (
+    DEFAULT_PATH,
     FILE_LIMIT,
     MEMORY_LIMIT,
     OK,
@@ -40,8 +38,13 @@ from issuebench.sandbox.types import (
     TIMEOUT,
     Bind,
     Limits,
+    RunCgroup,
     RunResult,
+    build_argv,
+    launcher_argv,
 )
+from issuebench.sandbox import parse_bwrap_status as parse_bwrap_status
+from issuebench.sandbox import rlimits_for as rlimits_for
 
 SERVER = Path(__file__).parent / "data" / "issuebench_warm.py"
 START_TIMEOUT = 120.0      # importing pytest on a loaded machine
@@ -98,7 +101,7 @@ class WarmWorker:
     def _start(self) -> bool:
         self.starts += 1
         group = RunCgroup.create(self.limits.max_procs, self.limits.memory_mb)
-        rlimits, _how = _rlimits(self.limits, group)
+        rlimits, _how = rlimits_for(self.limits, group)
         status_r, status_w = os.pipe()
         # Started by bash as the plain run's test command is, so the environment bash adds (PWD,
         # SHLVL) is the same; bash then gives its process to the worker.
@@ -125,7 +128,7 @@ class WarmWorker:
             ready = {}
         with contextlib.suppress(OSError, BlockingIOError):
             os.set_blocking(status_r, False)
-            for record in _parse_status(os.read(status_r, 65536).decode(errors="replace")):
+            for record in parse_bwrap_status(os.read(status_r, 65536).decode(errors="replace")):
                 if "child-pid" in record:
                     self._child_pid = int(record["child-pid"])  # type: ignore[call-overload]
         problem = ""

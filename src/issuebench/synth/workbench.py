@@ -15,8 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from issuebench import config
+from issuebench.harness import create_workspace, ensure_env_with_overlay
 from issuebench.models import EnvSpec, TestStatusMap
+from issuebench.parsers import get_parser
+from issuebench.sandbox import Limits
 from issuebench.synth.base import Change
+from issuebench.synth.warm import WarmWorker, pytest_mode
 
 SCRATCH = ".issuebench-synth"  # inside the workspace, hidden from git and from pytest (a dot folder)
 PLUGIN = "issuebench_covmap"
@@ -48,8 +52,6 @@ def base_command(test_cmd: str, workspace: Path) -> list[str]:
 class Workbench:
     def __init__(self, source: Path, commit: str, spec: EnvSpec, *, builder, sandbox,
                  suite_args: Sequence[str] = (), warm: bool = True) -> None:
-        from issuebench.harness import overlay
-        from issuebench.harness.workspace import create_workspace
 
         self.spec = spec
         self.sandbox = sandbox
@@ -59,7 +61,7 @@ class Workbench:
         self._turn = 0
         self.ws = create_workspace(source, commit)
         try:
-            self.env = overlay.ensure_env_with_overlay(builder, spec, self.ws)
+            self.env = ensure_env_with_overlay(builder, spec, self.ws)
         except BaseException:
             shutil.rmtree(self.ws, ignore_errors=True)
             raise
@@ -86,8 +88,6 @@ class Workbench:
     def run(self, targets: Sequence[str] | None, *, timeout: float, extra: Sequence[str] = (),
             coverage: bool = False) -> SuiteRun:
         """Run the suite (targets None) or the given test ids; parse the results."""
-        from issuebench.parsers import get_parser
-        from issuebench.sandbox import Limits
 
         extra = [*extra, "-p", "no:cacheprovider"]
         env = self.env.run_env()
@@ -128,7 +128,6 @@ class Workbench:
 
     def _warm_run(self, targets: Sequence[str], extra: Sequence[str], timeout: float):  # -> RunResult | None
         """The run on the warm worker; None when it cannot serve it (then it runs the plain way)."""
-        from issuebench.synth.warm import WarmWorker, pytest_mode
 
         if not self.warm or self.sandbox.name != "bwrap" or self.spec.pre_test:
             return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from issuebench import config
+from issuebench.index import download_sdist, fetch_upload_times
 from issuebench.models import stable_hash
 
 # Releases tried per project before giving up; each is one sdist download.
@@ -113,7 +114,6 @@ def _project_names(repo: str, missing: list[tuple[str, str]]) -> list[str]:
 
 def _releases_nearest(name: str, when: str | None) -> list[str]:
     """Releases of `name`, the newest before `when` first, then the later ones oldest first."""
-    from issuebench.index.release_dates import fetch_upload_times
 
     try:
         times = fetch_upload_times(name)
@@ -131,7 +131,6 @@ def _releases_nearest(name: str, when: str | None) -> list[str]:
 
 def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
     """Blob id -> content of the wanted files found, with the right id, in one release's sdist."""
-    from issuebench.index.sdists import download_sdist
 
     with tempfile.TemporaryDirectory(prefix="issuebench-blobs-") as tmp:
         try:

@@ -17,17 +17,29 @@ rejected with one reason from pipeline.py's vocabulary.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
-from issuebench.harness.commands import files_in_diff
-from issuebench.harness.options import EvalOptions
+from issuebench.envs import resolve_spec
+from issuebench.errors import IssuebenchError
+from issuebench.executors import Executor, Failure
+from issuebench.harness import (
+    EvalOptions,
+    InstanceLog,
+    build_context,
+    files_in_diff,
+    resolve_task_spec,
+    run_tests,
+    when_tests_cannot_run,
+)
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
-from issuebench.setup.fallback import fallback_spec
+from issuebench.repos import find_repo
+from issuebench.setup import fallback_spec, remembered_spec
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
@@ -233,9 +245,7 @@ def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers
     worker, which needs `runner` to pickle (harness_runner's does)."""
     tasks = list(tasks)
     if executor is not None and executor.name != "local":
-        from issuebench.collect.remote import validate_on
-
-        verdicts = validate_on(executor, tasks, runner, repeats, on_verdict)
+        verdicts = _validate_on(executor, tasks, runner, repeats, on_verdict)
         return ValidateResult(verdicts, tally(verdicts))
 
     def one(task: Task) -> Verdict:
@@ -254,6 +264,23 @@ def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers
     else:
         verdicts = [one(task) for task in tasks]
     return ValidateResult(verdicts, tally(verdicts))
+
+
+def _validate_one(task: Task, *, runner: Callable, repeats: int) -> Verdict:
+    return validate_task(task, runner, repeats)
+
+
+def _validate_on(executor: Executor, tasks: Sequence[Task], runner: Callable, repeats: int,
+                 on_verdict: Callable | None = None) -> list[Verdict]:
+    """Verdicts in the tasks' order, each task validated on a worker (`runner` must pickle)."""
+    verdicts: list[Verdict | None] = [None] * len(tasks)
+    for index, result in executor.map_unordered(partial(_validate_one, runner=runner, repeats=repeats), tasks):
+        if isinstance(result, Failure):  # one lost worker or crashing task never stops the run
+            result = Verdict(tasks[index], kept=False, reason=P.RUN_FAILED, detail=f"{result.kind}: {result.reason}")
+        verdicts[index] = result
+        if on_verdict:
+            on_verdict(result)
+    return [v for v in verdicts if v is not None]
 
 
 def tally(verdicts: Iterable[Verdict]) -> P.PipelineTable:
@@ -281,8 +308,6 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
     With `setup_fallback` (carried to every worker in the runner's options), a task without a
     recipe goes on without `env`, and the runs use the recipe `setup` finds for its version.
     """
-    from issuebench.errors import IssuebenchError
-    from issuebench.harness.instance import resolve_task_spec
 
     run = HarnessRunner(EvalOptions(output_dir=work_dir, run_id="validate", timeout=timeout,
                                     repos_dir=repos_dir, recipes_dir=recipes_dir, no_sandbox=no_sandbox,
@@ -305,7 +330,6 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
 def _clone_of(task: Task, repos_dir: Path | None) -> Path | None:
     """The task's repository as eval finds it (cloned when it may be), or None: then dates come
     from the row alone and the run itself says what is missing."""
-    from issuebench.repos.find import find_repo
 
     try:
         return find_repo(task.repo, repos_dir)
@@ -318,7 +342,6 @@ class HarnessRunner:
     options wherever it lands (a Ray worker), so validate can ship it with each task."""
 
     def __init__(self, options: EvalOptions) -> None:
-        from issuebench.harness import build_context
 
         self.options = options
         self._ctx = build_context(options)  # here first: a missing sandbox fails before any task
@@ -327,10 +350,6 @@ class HarnessRunner:
         return {"options": self.options, "_ctx": None}
 
     def __call__(self, task: Task, model_patch: str | None) -> TestRunLike:
-        from issuebench.envs import resolve_spec
-        from issuebench.harness import build_context, run_tests
-        from issuebench.harness.runlog import InstanceLog
-        from issuebench.harness.tests_fallback import when_tests_cannot_run
 
         if self._ctx is None:
             self._ctx = build_context(self.options)
@@ -341,6 +360,5 @@ class HarnessRunner:
 
     def env_used(self, task: Task) -> EnvSpec | None:
         """The recipe --setup-fallback remembered for the task's version (its runs' notes said so)."""
-        from issuebench.setup.fallback import remembered_spec
 
         return remembered_spec(task) if self.options.setup_fallback else None

@@ -1,0 +1,196 @@
+"""A task's tests, run once: the phases below, in order, each a function of its own.
+
+1. `run_tests`: the repository, the recipe (or the setup fallback's), a fresh workspace at the base
+   commit; removed afterwards unless kept.
+2. `_prepare_env`: the environment, built from the pristine workspace before any model code is in
+   the tree (a hostile patch never reaches the shared environment), and the commit's own layer of
+   requirements, read from the base commit (a patch never chooses what is installed).
+3. `_apply_model_patch`: the model's patch, then every test, hook and runner-config file it touched
+   put back (guards), each said in the notes.
+4. `_apply_test_patch`: the test patch's files reset to the base commit, then the test patch.
+5. `_run_command`: the test command in the sandbox, the runner's own report beside it, the nonce
+   markers and the exit status written around its output outside the sandbox.
+6. `test_run.parse_run`: the output read into a status map (graded by the caller).
+
+Every fault of the task becomes a status with a reason; nothing here raises for one.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from issuebench.envs import HelperFailed
+from issuebench.errors import IssuebenchError
+from issuebench.harness import commands, guards
+from issuebench.harness.context import EvalContext
+from issuebench.harness.docker_run import run_in_docker_backend
+from issuebench.harness.instance_requirements import layer_for
+from issuebench.harness.numerics import with_common_numerics
+from issuebench.harness.recipe_fallback import env_for_task, other_recipe
+from issuebench.harness.runlog import InstanceLog
+from issuebench.harness.runner_report import run_reporting
+from issuebench.harness.task_version import resolve_with_version
+from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_run, tail
+from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
+from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task
+from issuebench.parsers import EXIT_CODE_MARKER
+from issuebench.patch import apply_patch, files_touched
+from issuebench.repos import find_repo
+
+_APPLIED = (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR)
+
+# Backends other than the local sandbox, by name (EvalOptions.backend): each runs a task's tests
+# its own way and gives the same TestRun.
+BACKENDS: dict[str, Callable[..., TestRun]] = {"docker": run_in_docker_backend}
+
+
+def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None = None) -> EnvSpec:
+    """The task's recipe. With the source clone, dates can come from environment_setup_commit,
+    so every task of a version shares one environment, as the reference's per-version images do."""
+    return resolve_with_version(task, recipes_dir, source)
+
+
+def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: EnvSpec | None = None,
+              log: InstanceLog | None = None, apply_test_patch: bool = True) -> TestRun:
+    """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
+    log = log or InstanceLog(None)
+    if ctx.backend in BACKENDS:
+        return BACKENDS[ctx.backend](task, model_patch, ctx, spec, log)
+    t0 = time.monotonic()
+    try:
+        source = find_repo(task.repo, ctx.repos_dir, allow_clone=ctx.allow_clone)
+    except IssuebenchError as exc:
+        return TestRun(InstanceStatus.ERROR, f"no repository: {explain(exc)}")
+    try:
+        spec = spec or resolve_task_spec(task, ctx.recipes_dir, source)
+    except IssuebenchError as exc:
+        spec = other_recipe(task, ctx, source, f"no environment recipe: {explain(exc)}")
+        if spec is None:
+            return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {explain(exc)}")
+    run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
+    try:
+        ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
+    except IssuebenchError as exc:
+        run.reason = f"no workspace: {explain(exc)}"
+        return run
+    run.durations["workspace"] = time.monotonic() - t0
+    log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
+    _note(run, log, *workspace_notes(ws))
+    try:
+        return _in_workspace(task, model_patch, ctx, spec, ws, run, log, apply_test_patch)
+    finally:
+        if not ctx.keep_workspace:
+            remove_workspace(ws)
+
+
+def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: EnvSpec, ws: Path,
+                  run: TestRun, log: InstanceLog, apply_test_patch: bool) -> TestRun:
+    t0 = time.monotonic()
+    prepared = _prepare_env(task, ctx, spec, ws, run, log)
+    run.durations["env"] = time.monotonic() - t0
+    if prepared is None:
+        return run
+    spec, env, layer = prepared
+    test_files = commands.files_in_diff(task.test_patch)
+    if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
+                                                                      run, log, apply_test_patch):
+        return run
+    if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run):
+        return run
+    return _run_command(task, ctx, spec, env, layer, ws, run, log)
+
+
+def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: TestRun,
+                 log: InstanceLog) -> tuple[EnvSpec, Any, Any] | None:
+    """(spec, env, the commit's layer or None), or None with the run's status set."""
+    try:
+        spec, env = env_for_task(task, ctx, None, spec, ws)
+    except IssuebenchError as exc:
+        run.status, run.reason = InstanceStatus.ENV_FAILED, explain(exc)
+        return None
+    run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
+    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
+    run.env_manifest = getattr(env, "manifest", None)
+    if run.env_manifest and run.env_manifest.get("exclude_newer"):
+        run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
+    log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
+    try:
+        layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+    except HelperFailed as exc:
+        # Graded without knowing what the commit needs, a gold patch could read as unresolved.
+        run.status = InstanceStatus.ENV_FAILED
+        run.reason = f"the commit's declared requirements could not be read: {explain(exc)}"
+        return None
+    if note:
+        _note(run, log, note)
+    return spec, env, layer
+
+
+def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[str], run: TestRun,
+                       log: InstanceLog, apply_test_patch: bool) -> bool:
+    result = apply_patch(ws, model_patch)
+    run.patch_status, run.apply_method = result.status, result.method
+    log.info(f"model patch: {result.status.value} ({result.method})")
+    if result.status not in _APPLIED:
+        run.status = InstanceStatus.INVALID_PATCH if result.status is PatchStatus.INVALID else InstanceStatus.APPLY_FAILED
+        run.reason = f"model patch {result.status.value}: {tail(result.log)}"
+        return False
+    touched = files_touched(model_patch)
+    undone = guards.undo_model_changes(ws, task.base_commit, touched, test_files)
+    if undone:
+        _note(run, log, "undid model changes to test or hook files: " + ", ".join(undone))
+    replaced = [path for path in touched if path in test_files]
+    if replaced and apply_test_patch:
+        _note(run, log, "put back the test patch's files the model changed or deleted (the test patch "
+                        "sets them): " + ", ".join(replaced))
+    return True
+
+
+def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun) -> bool:
+    reset_paths(ws, task.base_commit, test_files)
+    result = apply_patch(ws, task.test_patch)
+    if result.status not in _APPLIED:
+        run.status = InstanceStatus.TEST_PATCH_FAILED
+        run.reason = f"test patch does not apply: {tail(result.log)}"
+        return False
+    return True
+
+
+def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, layer: Any, ws: Path, run: TestRun,
+                 log: InstanceLog) -> TestRun:
+    nonce = secrets.token_hex(16)
+    run.command = commands.test_command(spec, task.test_patch)
+    run.script = commands.eval_script(spec, task.test_patch, nonce)
+    binds, run_env = env.binds(), env.run_env()
+    if layer is not None:
+        binds, run_env = [*binds, *layer.binds()], layer.apply(run_env)
+    run_env, numerics = with_common_numerics(run_env, env, ws, ctx.sandbox)
+    if numerics:
+        log.info(numerics)
+    t0 = time.monotonic()
+    res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]), binds=binds,
+                                           env=run_env, limits=ctx.limits, output_path=ws.parent / f"{ws.name}.out",
+                                           log=log.info)
+    run.durations["tests"] = time.monotonic() - t0
+    run.returncode = res.returncode
+    # The markers are written here, outside the sandbox, with a nonce the code under test never
+    # sees: whatever it prints, it cannot open or close the section that gets graded. The exit
+    # status follows the end marker, as the reference's 5.x logs record it.
+    run.output = (f">>>>> Start Test Output {nonce}\n{res.output}\n>>>>> End Test Output {nonce}\n"
+                  f"{EXIT_CODE_MARKER}: {res.returncode}\n")
+    log.info(f"tests: {res.status} rc={res.returncode} in {res.duration:.2f}s"
+             + ("" if run.runner_report.present else " (no runner report)"))
+    if res.status != "ok":
+        run.status, run.reason = SANDBOX_STATUS.get(res.status, InstanceStatus.ERROR), res.reason
+        return run
+    return parse_run(task, spec, run, nonce, res.returncode)
+
+
+def _note(run: TestRun, log: InstanceLog, *notes: str) -> None:
+    for note in notes:
+        run.notes.append(note)
+        log.info(note)
