@@ -107,6 +107,13 @@ def ratios(seconds: dict[str, float]) -> dict[str, float]:
             if num.name in seconds and den.name in seconds and seconds[den.name]}
 
 
+def totals(rows: list[dict], names: list[str], *, skip_timeouts: bool = False) -> dict[str, float]:
+    """Seconds per way, summed over the candidates (with skip_timeouts, over those no way timed out
+    on: a timeout costs what its limit says, which differs between a covering run and the suite)."""
+    kept = [r for r in rows if not (skip_timeouts and any(r[n] == "timeout" for n in names))]
+    return {n: round(sum(r[f"{n}_seconds"] for r in kept), 1) for n in names}
+
+
 def compare(args: argparse.Namespace) -> dict:
     """Covering tests against the whole suite, candidate by candidate, in one workbench."""
     from issuebench.synth.pipeline import plan, prepare
@@ -156,9 +163,12 @@ def compare(args: argparse.Namespace) -> dict:
         workers_started = bench.warm_starts
     finally:
         prepared.run.close()
-    seconds = {way.name: round(sum(r[f"{way.name}_seconds"] for r in rows), 1) for way in chosen}
+    names = [way.name for way in chosen]
+    seconds, steady = totals(rows, names), totals(rows, names, skip_timeouts=True)
     kept = {way.name: sum(r[way.name] == "kept" for r in rows) for way in chosen}
     out = {"candidates": len(rows), "seconds": seconds, "kept": kept, "ratios": ratios(seconds),
+           "without_timeouts": {"candidates": sum(not any(r[n] == "timeout" for n in names) for r in rows),
+                                "seconds": steady, "ratios": ratios(steady)},
            "titles": {way.name: way.title for way in chosen},
            "same_verdict_warm": sum((r[COVERING_WARM.name] == "kept") == (r[SUITE_WARM.name] == "kept")
                                     for r in rows),
@@ -177,6 +187,11 @@ def print_compare(cmp: dict) -> None:
         print(f"  {cmp['titles'][name]:62} {total:8.1f} s, kept {cmp['kept'][name]}")
     for label, value in cmp["ratios"].items():
         print(f"  {label}: {value}x")
+    steady = cmp["without_timeouts"]
+    print(f"  over the {steady['candidates']} candidates no way timed out on: "
+          + ", ".join(f"{name} {total} s" for name, total in steady["seconds"].items()))
+    for label, value in steady["ratios"].items():
+        print(f"    {label}: {value}x")
     print(f"  same verdict, covering vs whole suite on the warm worker: {cmp['same_verdict_warm']}/{n}")
     if "identical" in cmp:
         print(f"  same verdict, covering vs whole suite on plain runs: {cmp['same_verdict_plain']}/{n}; "

@@ -48,3 +48,13 @@ def test_ratios_are_given_only_for_ways_both_timed() -> None:
     assert got == {"covering-test speed-up, warm worker on both sides": 2.5,
                    "warm worker's gain on the whole suite": 3.2,
                    "mixed: whole suite on plain runs over covering tests on the warm worker (both effects)": 8.0}
+
+
+def test_totals_can_leave_out_the_candidates_any_way_timed_out_on() -> None:
+    mod = _module()
+    rows = [{"covering_warm": "kept", "covering_warm_seconds": 1.0, "suite_warm": "kept", "suite_warm_seconds": 3.0},
+            {"covering_warm": "timeout", "covering_warm_seconds": 30.0, "suite_warm": "timeout",
+             "suite_warm_seconds": 60.0}]
+    names = ["covering_warm", "suite_warm"]
+    assert mod.totals(rows, names) == {"covering_warm": 31.0, "suite_warm": 63.0}
+    assert mod.totals(rows, names, skip_timeouts=True) == {"covering_warm": 1.0, "suite_warm": 3.0}
