@@ -18,6 +18,11 @@ written as a predictions file and `issuebench eval` runs them through the CLI, o
 a time, cheapest first, under `nice`. Then each verdict is compared with the official one, per
 repository, and every disagreement is listed with our status and reason and the tests whose
 outcome differs. With --report-only nothing runs: the results already in DIR are compared.
+
+A verdict is compared only where our run completed (`resolved` or `unresolved`): a run that ended
+`error`, `needs_network`, `log_unparseable`, a limit or anything else gave no verdict, and is not
+counted as agreeing with an official "unresolved". The whole cross-table (official resolved /
+unresolved by our status) is printed beside the agreement.
 """
 
 from __future__ import annotations
@@ -100,12 +105,48 @@ def share_environments(tasks: list[tuple[Task, str | None]], lite: dict[str, dic
             task.environment_setup_commit = commit
 
 
+# Our statuses that are a verdict; every other one says the run could not give one.
+COMPLETED = ("resolved", "unresolved")
+NOT_RUN = "not run"
+
+
+def completed(status: str | None) -> bool:
+    return status in COMPLETED
+
+
+def cross_table(pairs: list[tuple[bool, str | None]]) -> dict[str, Counter]:
+    """(official resolved, our status or None when not run) -> official verdict -> our status -> count."""
+    table: dict[str, Counter] = {"resolved": Counter(), "unresolved": Counter()}
+    for official_resolved, ours in pairs:
+        table["resolved" if official_resolved else "unresolved"][ours or NOT_RUN] += 1
+    return table
+
+
+def agreement(pairs: list[tuple[bool, str | None]]) -> tuple[int, int]:
+    """(agreeing, completed): over the runs that completed only."""
+    done = [(official, ours) for official, ours in pairs if completed(ours)]
+    return sum((ours == "resolved") == official for official, ours in done), len(done)
+
+
+def render_cross_table(table: dict[str, Counter]) -> list[str]:
+    """The Markdown cross-table: completed statuses first, then the others, then not run."""
+    seen = {status for row in table.values() for status in row}
+    others = sorted(seen - {*COMPLETED, NOT_RUN})
+    columns = [*COMPLETED, *others, *([NOT_RUN] if NOT_RUN in seen else [])]
+    lines = ["| official verdict (rows) by our status (columns) | " + " | ".join(columns) + " | all |", "|---" + "|---:" * (len(columns) + 1) + "|"]
+    for verdict, row in table.items():
+        lines.append(f"| {verdict} | " + " | ".join(str(row.get(c, 0)) for c in columns)
+                     + f" | {sum(row.values())} |")
+    return lines
+
+
 def compare(ours: InstanceReport | None, ref: dict) -> tuple[bool, str]:
-    """(verdicts agree, what differs: our status and reason, and the tests that differ)."""
+    """(verdicts agree, what differs: our status and reason, and the tests that differ). A run that
+    did not complete (no verdict) never agrees."""
     theirs = bool(ref.get("resolved"))
     if ours is None:
-        return False, "not run"
-    agree = bool(ours.resolved) == theirs
+        return False, NOT_RUN
+    agree = completed(ours.status.value) and bool(ours.resolved) == theirs
     ref_status = ref.get("tests_status") or {}
     mine = ours.tests_status.model_dump() if ours.tests_status is not None else {}
     diffs = []
@@ -180,45 +221,61 @@ def main(argv: list[str] | None = None) -> int:
             run_eval(args.out, args.repos, args.workers, args.timeout,
                      [iid for iid, (t, _, _) in rows.items() if t.repo == repo])
     layout = RunLayout(args.out, RUN_ID)
-    table, disagreements = [], []
+    table, disagreements, no_verdict = [], [], []
+    pairs: list[tuple[bool, str | None]] = []
     for iid, (task, _, source) in rows.items():
         ref = official(args.logs / iid)
         ours = read_instance_result(layout.instance_dir(MODEL, iid))
         agree, why = compare(ours, ref)
+        pairs.append((bool(ref.get("resolved")), ours.status.value if ours is not None else None))
         c = per_repo[task.repo]
         if ours is None:
             c["not run"] += 1
             continue
         c["run"] += 1
+        c["completed"] += int(completed(ours.status.value))
         c["agree"] += int(agree)
         c["official resolved"] += int(bool(ref.get("resolved")))
         c["ours resolved"] += int(bool(ours.resolved))
         table.append({"instance_id": iid, "agree": agree, "official": bool(ref.get("resolved")),
                       "ours": bool(ours.resolved), "status": ours.status.value, "version": source,
-                      "why": why})
-        if not agree:
+                      "completed": completed(ours.status.value), "why": why})
+        if not completed(ours.status.value):
+            no_verdict.append(f"{iid}: {why} [version: {source}]")
+        elif not agree:
             disagreements.append(f"{iid}: {why} [version: {source}]")
         elif why:
             table[-1]["tests_differ"] = True
-    print(f"\n{'repository':28} {'inst':>4} {'rerun':>5} {'run':>4} {'agree':>5} {'off.res':>7} {'our.res':>7}")
+    print(f"\n{'repository':28} {'inst':>4} {'rerun':>5} {'run':>4} {'compl':>5} {'agree':>5} {'off.res':>7} "
+          f"{'our.res':>7}")
     total = Counter()
     for repo, c in sorted(per_repo.items()):
         total.update(c)
-        print(f"{repo:28} {c['instances']:4} {c['re-runnable']:5} {c['run']:4} {c['agree']:5} "
+        print(f"{repo:28} {c['instances']:4} {c['re-runnable']:5} {c['run']:4} {c['completed']:5} {c['agree']:5} "
               f"{c['official resolved']:7} {c['ours resolved']:7}")
-    print(f"{'all':28} {total['instances']:4} {total['re-runnable']:5} {total['run']:4} {total['agree']:5} "
-          f"{total['official resolved']:7} {total['ours resolved']:7}")
-    if total["run"]:
-        print(f"\nofficial verdict reproduced: {total['agree']}/{total['run']} run "
-              f"({100 * total['agree'] / total['run']:.1f}%); {total['re-runnable']} re-runnable, "
+    print(f"{'all':28} {total['instances']:4} {total['re-runnable']:5} {total['run']:4} {total['completed']:5} "
+          f"{total['agree']:5} {total['official resolved']:7} {total['ours resolved']:7}")
+    cross = cross_table(pairs)
+    print("\nOfficial verdict by our status, every re-runnable instance:\n")
+    print("\n".join(render_cross_table(cross)))
+    agree_n, done_n = agreement(pairs)
+    if pairs:
+        share = f" ({100 * agree_n / done_n:.1f}%)" if done_n else ""
+        print(f"\nofficial verdict reproduced on {agree_n} of the {done_n} runs that completed "
+              f"(ours resolved or unresolved){share}; {total['run'] - done_n} runs gave no verdict "
+              f"(other statuses), {len(pairs) - total['run']} not run; {total['re-runnable']} re-runnable, "
               f"{total['instances'] - total['re-runnable']} without a clone at hand")
     for line in disagreements:
         print("DISAGREE " + line)
+    for line in no_verdict:
+        print("NO VERDICT " + line)
     for row in table:
         if row.get("tests_differ"):
             print(f"same verdict, tests differ: {row['instance_id']}: {row['why']}")
     if args.json:
-        (args.out / "agreement.json").write_text(json.dumps({"per_repo": per_repo, "instances": table}, indent=1))
+        (args.out / "agreement.json").write_text(json.dumps(
+            {"per_repo": per_repo, "cross_table": cross, "agree": agree_n, "completed": done_n,
+             "instances": table}, indent=1))
     return 0
 
 

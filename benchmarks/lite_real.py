@@ -1,4 +1,8 @@
-"""The real benchmark: SWE-bench Lite rows on real clones at each task's base commit, gold and no-op.
+"""SWE-bench Lite rows on real clones at each task's base commit, gold and no-op (superseded).
+
+The real benchmark is benchmarks/swebench_pass.py now: Lite and Verified, cold in a new cache home
+then warm, from one commit, with CPU, disk and memory measured. This script stays because
+lite_from_sdists.py runs its instances through `run_eval`, `read_results` and `summarise` here.
 
     .venv/bin/python benchmarks/lite_real.py --dataset LITE_TEST.jsonl --dataset LITE_DEV.jsonl \
         --repos CLONES --output OUT [--workers 2] [--repo pallets/flask ...] [--instance-ids ...] \
