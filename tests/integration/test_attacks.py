@@ -258,11 +258,11 @@ def test_fake_passes_closed_by_a_fake_end_marker_cannot_pass(world, monkeypatch)
     # Without the nonce the same patch resolves the task on the text alone: the test bites. (The
     # exit status and the runner's own report, checked apart in test_attacks_forged_output.py,
     # would refuse it too; they are switched off here so that the nonce alone is tried.)
-    import issuebench.parsers as parsers
     from issuebench.harness import runner_report
     from issuebench.parsers.markers import extract_test_output
 
-    monkeypatch.setattr(parsers, "extract_test_output", lambda text, nonce=None: extract_test_output(text))
+    monkeypatch.setattr("issuebench.harness.test_run.extract_test_output",
+                        lambda text, nonce=None: extract_test_output(text))
     monkeypatch.setattr("issuebench.grading.exit_code_unexplained", lambda status_map, returncode: False)
     monkeypatch.setattr(runner_report.ReportChannel, "env", lambda self, env: dict(env))
     assert evaluate(world, patch, "fake-end-no-nonce").status is InstanceStatus.RESOLVED

@@ -8,9 +8,10 @@ from dataclasses import replace
 
 import pytest
 
+from issuebench import files
 from issuebench.datasets import gold_predictions
 from issuebench.demo import demo_repos_dir, demo_tasks
-from issuebench.harness import EvalOptions, artifacts, build_context, run_evaluation
+from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import InstanceStatus
 
 pytestmark = pytest.mark.xdist_group("demo-eval")
@@ -19,14 +20,14 @@ pytestmark = pytest.mark.xdist_group("demo-eval")
 def test_a_full_disk_fails_one_instance_and_the_run_goes_on(tmp_path, monkeypatch):
     tasks = demo_tasks()[:4]
     victim = tasks[1].instance_id
-    real_write = artifacts.write_text_atomic
+    real_write = files.write_text_atomic
 
     def disk_full_for_victim(path, text):
         if victim in str(path) and path.name == "test_output.txt":
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_write(path, text)
 
-    monkeypatch.setattr(artifacts, "write_text_atomic", disk_full_for_victim)
+    monkeypatch.setattr("issuebench.harness.instance.write_text_atomic", disk_full_for_victim)
     ctx = build_context(EvalOptions(output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(),
                                     timeout=120, use_cache=False))
     result = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=2)
@@ -35,7 +36,7 @@ def test_a_full_disk_fails_one_instance_and_the_run_goes_on(tmp_path, monkeypatc
     assert "No space left on device" in by_id[victim].reason
     assert all(r.status is InstanceStatus.RESOLVED for i, r in by_id.items() if i != victim)
     # Nothing is cached for the failed instance: a rerun after freeing space runs it again.
-    monkeypatch.setattr(artifacts, "write_text_atomic", real_write)
+    monkeypatch.setattr("issuebench.harness.instance.write_text_atomic", real_write)
     again = run_evaluation(tasks, gold_predictions(tasks), build_context(EvalOptions(
         output_dir=tmp_path, run_id="faults", repos_dir=demo_repos_dir(), timeout=120)), workers=2)
     assert {r.status for r in again.reports} == {InstanceStatus.RESOLVED}

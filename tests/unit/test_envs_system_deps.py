@@ -21,7 +21,7 @@ def test_recipes_name_their_system_packages(tmp_path: Path):
 
 @pytest.mark.skipif(shutil.which("dpkg-query") is None, reason="not a Debian-like system")
 def test_missing_packages_stop_the_build_with_the_command_to_run(tmp_path: Path):
-    assert system_deps.missing(["libc6", "issuebench-no-such-package"]) == ["issuebench-no-such-package"]
+    assert system_deps.missing_packages(["libc6", "issuebench-no-such-package"]) == ["issuebench-no-such-package"]
     import sys
 
     spec = EnvSpec(python=f"{sys.version_info[0]}.{sys.version_info[1]}", system_packages=["issuebench-no-such-package"])

@@ -1,9 +1,9 @@
 """A clone that lacks some of a commit's files (a snapshot without big files) is completed from
-objects whose ids match exactly, or refused with the files named."""
+objects whose ids match exactly; files nothing holds are left out of the workspace, said in its
+notes, and looked for in the releases only once."""
 
-import pytest
+import subprocess
 
-from issuebench.errors import IssuebenchError
 from issuebench.harness import blob_completion as missing_blobs
 from issuebench.harness.workspace import create_workspace, workspace_notes
 from tests.gitrepo import init_repo
@@ -22,8 +22,14 @@ def test_missing_blobs_are_found_and_a_matching_copy_completes_the_checkout(tmp_
     _drop_object(src, sha)
     assert missing_blobs.missing_blobs(src, base) == [("pkg/data/big.h5", sha)]
 
-    with pytest.raises(IssuebenchError, match=r"lacks 1 files .*pkg/data/big.h5"):
-        create_workspace(src, base, tmp_path / "w")
+    # Nothing holds the file: the workspace has every other one, and says which it lacks.
+    partial = create_workspace(src, base, tmp_path / "w")
+    assert (partial / "pkg" / "mod.py").read_text() == "x = 1\n"
+    assert not (partial / "pkg" / "data" / "big.h5").exists()
+    assert "lacks 1 files" in workspace_notes(partial)[0] and "pkg/data/big.h5" in workspace_notes(partial)[0]
+    assert subprocess.run(["git", "remote"], cwd=partial, capture_output=True, text=True).stdout == ""
+    # The model's patch and the harness's own git still work in it.
+    assert subprocess.run(["git", "diff", "--quiet"], cwd=partial).returncode == 0
 
     # What a release sdist would give: the same bytes, so the same blob id.
     def fake_release(source, commit, repo, when):
@@ -52,3 +58,18 @@ def test_release_members_count_only_with_the_commits_own_blob_id(tmp_path, monke
               ("pkg/b.dat", missing_blobs.git_blob_id(b"new contents\n"))]
     found = missing_blobs._blobs_in_release("pkg", "1.0", wanted)
     assert list(found.values()) == [b"right\n"]
+
+
+def test_a_file_no_release_holds_is_looked_for_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    src = tmp_path / "src"
+    base = init_repo(src, {"pkg/data/big.h5": "y" * 5000 + "\n", "pkg/mod.py": "x = 1\n"})
+    _drop_object(src, missing_blobs.git_blob_id(("y" * 5000 + "\n").encode()))
+    searched = []
+    monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: searched.append(name) or ["1.0"])
+    monkeypatch.setattr(missing_blobs, "_blobs_in_release", lambda name, version, wanted: {})
+    first = missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z")
+    assert [p for p, _ in first.missing] == ["pkg/data/big.h5"] and searched
+    searched.clear()
+    again = missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z")
+    assert [p for p, _ in again.missing] == ["pkg/data/big.h5"] and searched == []

@@ -12,10 +12,10 @@ from rich.table import Table
 from issuebench.cli.common import check_folder, console, err_console, friendly_errors
 from issuebench.envs import (
     env_path,
-    install,
     install_command,
+    install_packages,
     list_envs,
-    missing,
+    missing_packages,
     prune,
     real_disk_usage,
     recipe_packages,
@@ -191,7 +191,7 @@ def system_deps_cmd(
     wanted = recipe_packages(recipes or packaged_recipes_dir())
     for repo, names in wanted.items():
         console.print(f"{repo}: {', '.join(names)}", highlight=False)
-    absent = missing(p for names in wanted.values() for p in names)
+    absent = missing_packages(p for names in wanted.values() for p in names)
     if not absent:
         console.print("every system package the recipes name is installed")
         return
@@ -199,7 +199,7 @@ def system_deps_cmd(
     if check:
         console.print(f"missing: {', '.join(absent)} (install with: {command})", highlight=False)
         raise typer.Exit(1)
-    install(absent)
+    install_packages(absent)
     console.print(f"installed: {', '.join(absent)}")
 
 

@@ -38,7 +38,7 @@ from issuebench.envs.recipes import (
     resolve_spec,
 )
 from issuebench.envs.reference_recipes import import_swebench
-from issuebench.envs.system_deps import install, install_command, missing, recipe_packages
+from issuebench.envs.system_deps import install_command, install_packages, missing_packages, recipe_packages
 
 __all__ = [
     "Env",
@@ -55,14 +55,14 @@ __all__ = [
     "fill_exclude_newer",
     "find_python",
     "import_swebench",
-    "install",
     "install_command",
+    "install_packages",
     "installed_pythons",
     "known_versions",
     "list_envs",
     "load_recipe",
     "local_install_targets",
-    "missing",
+    "missing_packages",
     "packaged_recipes_dir",
     "pep621_requirements",
     "pick_version",

@@ -220,7 +220,7 @@ class EnvBuilder:
         except MissingSystemPiece as exc:
             # Not recorded as a failed build: installing the interpreter fixes it without --rebuild.
             raise EnvBuildError(env_hash, exc.message, hint=exc.hint) from exc
-        absent = system_deps.missing(spec.system_packages)
+        absent = system_deps.missing_packages(spec.system_packages)
         if absent:
             # Not recorded as a failed build: installing the packages fixes it without --rebuild.
             raise EnvBuildError(env_hash, f"the recipe needs Debian packages that are not installed: {', '.join(absent)}",

@@ -18,7 +18,7 @@ from issuebench.errors import IssuebenchError, OptionError
 from issuebench.tomlcompat import tomllib
 
 
-def missing(packages: Iterable[str]) -> list[str]:
+def missing_packages(packages: Iterable[str]) -> list[str]:
     """The packages dpkg does not list as installed (all of them when there is no dpkg)."""
     wanted = list(dict.fromkeys(packages))
     if not wanted:
@@ -35,7 +35,7 @@ def install_command(packages: Iterable[str]) -> str:
     return "apt-get install -y --no-install-recommends " + " ".join(packages)
 
 
-def install(packages: Iterable[str], *, option: str | None = None) -> None:
+def install_packages(packages: Iterable[str], *, option: str | None = None) -> None:
     """apt-get update, then install `packages` (root only). Raises one line naming what failed;
     `option` is the flag that asked for it, named when root is missing."""
     packages = list(packages)

@@ -78,6 +78,12 @@ def complete(source: Path, commit: str, repo: str, when: str | None) -> Completi
         return Completion(None, [])
     store = store_for(source)
     still = [(p, s) for p, s in missing if not _in_store(store, s)]
+    # A blob no release held when it was last looked for is not looked for again: a search reads
+    # every release's sdist (minutes), and a commit is checked out once per run at least.
+    unknown = [(p, s) for p, s in still if not (_searched(store) / s).is_file()]
+    if not unknown:
+        return Completion(store, still, [], [m for m in missing if m not in still])
+    still = unknown + [m for m in still if m not in unknown]
     sources: list[str] = []
     for name in _project_names(repo, missing):
         if not still:
@@ -91,7 +97,15 @@ def complete(source: Path, commit: str, repo: str, when: str | None) -> Completi
                 still = [(p, s) for p, s in still if s not in found]
             if not still:
                 break
+    for _path, sha in still:
+        (_searched(store) / sha).write_text(f"not in the releases of {repo} near {when}\n")
     return Completion(store, still, sources, [m for m in missing if m not in still])
+
+
+def _searched(store: Path) -> Path:
+    folder = store.parent / "not-in-releases"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _in_store(store: Path, sha: str) -> bool:

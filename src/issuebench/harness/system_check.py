@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from issuebench.envs import install_command, missing
+from issuebench.envs import install_command, install_packages, missing_packages
 from issuebench.errors import IssuebenchError, MissingSystemPiece
 from issuebench.harness.instance import resolve_task_spec
 from issuebench.models import Task
@@ -73,7 +73,7 @@ def needed_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_di
 
 def shortfall(tasks: Iterable[Task], *, recipes_dir: Path | None, repos_dir: Path | None) -> Shortfall:
     needed = needed_packages(tasks, recipes_dir=recipes_dir, repos_dir=repos_dir)
-    absent = set(missing(p for names in needed.values() for p in names))
+    absent = set(missing_packages(p for names in needed.values() for p in names))
     found = Shortfall()
     for instance_id, names in needed.items():
         for package in names:
@@ -92,7 +92,7 @@ def require_system_packages(tasks: Iterable[Task], *, recipes_dir: Path | None, 
         return
     command = install_command(found.packages)
     if install:
-        install(found.packages, option=INSTALL_OPTION)
+        install_packages(found.packages, option=INSTALL_OPTION)
         found = shortfall(tasks, recipes_dir=recipes_dir, repos_dir=repos_dir)
         if not found.tasks_by_package:
             return

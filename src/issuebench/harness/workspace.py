@@ -62,7 +62,8 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None,
 def _template(source: Path, base_commit: str, repo: str | None = None, when: str | None = None) -> Path:
     root = config.home() / "templates"
     root.mkdir(parents=True, exist_ok=True)
-    key = stable_hash([str(source.resolve()), base_commit])[:24]
+    # With the repository named, a clone lacking files can be completed from its releases: another checkout.
+    key = stable_hash([str(source.resolve()), base_commit, *([repo] if repo else [])])[:24]
     template = root / key
     if (template / ".git").is_dir():
         return template
@@ -95,18 +96,31 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
         upload = ("git -c safe.directory=* -c uploadpack.allowAnySHA1InWant=true "
                   "-c uploadpack.allowReachableSHA1InWant=true upload-pack")
         completion = _complete_missing(source, base_commit, repo, when)
+        notes = []
         if completion.store is not None:
             upload = f"env GIT_ALTERNATE_OBJECT_DIRECTORIES={shlex.quote(str(completion.store))} {upload}"
-            (ws / ".git" / NOTES_FILE).write_text(
-                f"{len(completion.filled)} files the clone lacks ({', '.join(p for p, _ in completion.filled[:3])}) "
-                f"taken from the project's release sdists ({', '.join(completion.sources) or 'stored earlier'}), "
-                "each matching the commit's own blob id\n")
-        proc = git(ws, "fetch", "--quiet", "--depth=1", "--no-tags", f"--upload-pack={upload}",
-                   str(source.resolve()), base_commit, check=False)
+            if completion.filled:
+                notes.append(f"{len(completion.filled)} files the clone lacks ({_paths(completion.filled)}) taken "
+                             f"from the project's release sdists ({', '.join(completion.sources) or 'stored earlier'}), "
+                             "each matching the commit's own blob id")
+        fetch = ["fetch", "--quiet", "--depth=1", "--no-tags"]
+        if completion.missing:
+            # Files no release holds either: the workspace gets every other file (a partial fetch, then
+            # a checkout that leaves those out), and only a run that reads one of them fails.
+            fetch += _leave_out(ws, completion.missing)
+            upload = upload.replace("upload-pack", "-c uploadpack.allowFilter=true upload-pack")
+            notes.append(f"the clone lacks {len(completion.missing)} files of {base_commit[:12]} "
+                         f"({_paths(completion.missing)}) and no release sdist holds them: the workspace has every "
+                         "other file; a test that reads one of them fails")
+        if notes:
+            (ws / ".git" / NOTES_FILE).write_text("".join(f"{n}\n" for n in notes))
+        proc = _fetch(ws, fetch, upload, source, base_commit, partial=bool(completion.missing))
         if proc.returncode != 0:
             raise IssuebenchError(f"base commit {base_commit[:12]} is not in {source}",
                                   hint="update the clone (git fetch) or check the task's base_commit")
         git(ws, "checkout", "--quiet", "--detach", "FETCH_HEAD")
+        if completion.missing:
+            _forget_promisor(ws)
         _carry_nearest_tag(source, base_commit, ws)
         # A workspace never points back at its source: no remotes, no stray refs.
         shutil.rmtree(ws / ".git" / "refs" / "remotes", ignore_errors=True)
@@ -120,18 +134,43 @@ NOTES_FILE = "issuebench-notes"
 
 
 def _complete_missing(source: Path, base_commit: str, repo: str | None, when: str | None) -> Completion:
-    """Fill in what the clone lacks of the commit, or say which files cannot be had."""
+    """Fill in what the clone lacks of the commit; `missing` says which files cannot be had."""
     missing = missing_blobs(source, base_commit)
     if not missing:
         return Completion(None, [])
-    completion = complete(source, base_commit, repo, when) if repo else Completion(None, missing)
-    if completion.missing:
-        paths = ", ".join(p for p, _ in completion.missing[:3])
-        raise IssuebenchError(
-            f"the clone lacks {len(completion.missing)} files of {base_commit[:12]} ({paths}) and no release "
-            "sdist of the project holds them with the same content",
-            hint="fetch the missing objects into the clone (a full clone, or git lfs/big-file storage)")
-    return completion
+    return complete(source, base_commit, repo, when) if repo else Completion(None, missing)
+
+
+def _paths(entries: list[tuple[str, str]]) -> str:
+    more = f", ... ({len(entries) - 3} more)" if len(entries) > 3 else ""
+    return ", ".join(p for p, _ in entries[:3]) + more
+
+
+def _leave_out(ws: Path, missing: list[tuple[str, str]]) -> list[str]:
+    """Set the workspace up to check out everything but `missing`; the fetch's extra arguments."""
+    git(ws, "config", "core.sparseCheckout", "true")
+    patterns = ["/*", *(f"!/{path}" for path, _ in missing)]
+    (ws / ".git" / "info").mkdir(exist_ok=True)
+    (ws / ".git" / "info" / "sparse-checkout").write_text("\n".join(patterns) + "\n")
+    return ["--filter=blob:none"]
+
+
+def _fetch(ws: Path, fetch: list[str], upload: str, source: Path, base_commit: str, *,
+           partial: bool) -> subprocess.CompletedProcess[str]:
+    if not partial:
+        return git(ws, *fetch, f"--upload-pack={upload}", str(source.resolve()), base_commit, check=False)
+    # A partial fetch needs a promisor remote, from which the checkout then takes the blobs it needs.
+    git(ws, "remote", "add", "origin", str(source.resolve()))
+    git(ws, "config", "remote.origin.promisor", "true")
+    git(ws, "config", "remote.origin.partialclonefilter", "blob:none")
+    git(ws, "config", "remote.origin.uploadpack", upload)
+    return git(ws, *fetch, "origin", base_commit, check=False)
+
+
+def _forget_promisor(ws: Path) -> None:
+    """A workspace never points back at its source: the remote goes once the checkout is done."""
+    git(ws, "remote", "remove", "origin", check=False)
+    git(ws, "config", "--unset", "extensions.partialclone", check=False)
 
 
 def workspace_notes(ws: Path) -> list[str]:
