@@ -8,12 +8,12 @@ and ids it cannot find get a second run without them.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from issuebench.models import TestStatus
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
+from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import Plan
 from issuebench.setup.runner import Run, Runner
 from issuebench.setup.sample import (
@@ -62,11 +62,10 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
 
 # pytest's closing line; one longer than the terminal has no `=` fill (sympy 1.2: " 178 passed, ...
 # 1 error in 73.92 seconds ").
-_PASSED_SUMMARY = re.compile(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s",
-                             re.MULTILINE)
+_PASSED_SUMMARY = compile_log_pattern(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s")
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = compile_log_pattern(r"\x1b\[[0-9;]*m")
 
 
 def quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
@@ -105,7 +104,7 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
 
 
 # `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
-_VERBOSE_LINE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b", re.MULTILINE)
+_VERBOSE_LINE = compile_log_pattern(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b")
 
 
 def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
