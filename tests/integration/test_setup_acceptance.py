@@ -1,0 +1,85 @@
+"""Setup accepts an environment only when the tests that matter ran, and no test file holds it up.
+
+Real git repositories built here, real uv environments, the real sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from issuebench.setup import setup_repository
+from issuebench.setup.pyversions import installed_minors
+from tests.gitrepo import init_repo
+
+pytestmark = [pytest.mark.slow, pytest.mark.network]
+
+PYPROJECT = "[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+FAST = "".join(f"def test_fast_{i}():\n    assert 1 + {i} > {i}\n\n" for i in range(6))
+
+
+@pytest.fixture(autouse=True)
+def _needs_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from issuebench.sandbox import get_sandbox
+
+    try:
+        get_sandbox()
+    except Exception as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    if "3.11" not in installed_minors():
+        pytest.skip("needs Python 3.11")
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+
+
+def test_a_slow_test_file_is_cut_for_time_named_and_left_out(tmp_path: Path) -> None:
+    # test_ode.py-like: one file whose tests outrun any reasonable wait.
+    slow = "import time\n\ndef test_slow_one():\n    time.sleep(120)\n\ndef test_slow_two():\n    time.sleep(120)\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_slow.py": slow}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, file_budget=3, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.files_cut == ["tests/test_slow.py"]
+    # Neither passes nor fails the environment: the slow file's tests are in no count.
+    assert (result.tests_run, result.tests_passed, result.failing_tests) == (6, 6, [])
+    assert result.seconds < 100                      # not the 240 s its two tests would take
+    assert result.summary()["files_cut"] == ["tests/test_slow.py"]
+
+
+def test_a_suite_that_mostly_skips_is_not_accepted(tmp_path: Path) -> None:
+    skipping = "".join(f"import pytest\n\n@pytest.mark.skip(reason='needs hardware')\ndef test_s_{i}():\n    pass\n\n"
+                       for i in range(10))
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_hw.py": skipping}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    assert result.tests_skipped == 10 and result.tests_passed == 6
+    assert "10 of 16 collected tests skipped" in result.reason
+
+
+def test_a_test_module_that_fails_to_import_counts_as_its_tests_failing(tmp_path: Path) -> None:
+    # One module of four cannot import: a quarter of the suite did not run, not one test in 19.
+    files = {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
+             "tests/test_c.py": FAST.replace("fast", "c"),
+             "tests/test_d.py": "import not_a_module_anywhere\n\n" + FAST.replace("fast", "d")}
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    assert result.unimportable_modules == ["tests/test_d.py"]
+    assert result.attempts[0].modules_unimportable == 1
+    assert "1 test modules failed to import" in result.attempts[0].refusal
+
+
+def test_the_confirmation_run_must_report(tmp_path: Path) -> None:
+    # 70 files: judged on a sample of 20, then confirmed on 40; a conftest that ends any session of
+    # more than 20 files makes the confirmation report nothing.
+    files = {"pyproject.toml": PYPROJECT,
+             "tests/conftest.py": "import os\n\ndef pytest_collection_modifyitems(items):\n"
+                                  "    if len({str(i.fspath) for i in items}) > 20:\n        os._exit(3)\n"}
+    files.update({f"tests/test_{i:02d}.py": FAST.replace("fast", f"f{i}") for i in range(70)})
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    first = result.attempts[0]
+    assert "the confirmation run reported no test" in first.judged_on
+    assert first.tests_run == 0
