@@ -61,6 +61,9 @@ class CollectOptions:
     versions: bool = True
     # Build environments per version group with issuebench.setup when no recipe is given.
     run_setup: bool = True
+    # Seconds one version group's setup may take (issuebench.setup's time limit; None: its default).
+    setup_time_limit: float | None = None
+    # A line per stage, per candidate found and per setup step: collect is never silent for long.
     progress: Callable[[str], None] | None = field(default=None, repr=False)
 
 
@@ -70,6 +73,8 @@ class CollectResult:
     table: P.PipelineTable
     repo_dir: Path
     repo_name: str
+    # One record per version group set up by issuebench.setup: its outcome and counts.
+    setups: list[dict] = field(default_factory=list)
 
 
 def resolve_repo(repo: str) -> Path:
@@ -166,8 +171,14 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     name = repo_slug(repo_dir, opts.repo_name)
     is_test = test_predicate(opts.test_paths)
     client = GitHubClient.from_env(opts.github_api)
+    say = opts.progress or (lambda line: None)
+    if opts.require_issue and client is None:
+        say("--require-issue without GITHUB_TOKEN: no issue can be looked up, so every candidate is rejected")
     table = P.PipelineTable()
+    say(f"reading the history of {name}")
     plans, main_line = _plans(repo_dir, opts, table)
+    say(f"{table.counts['commits scanned']} commits, {len(plans)} pull requests"
+        + (" and commits" if opts.include_commits else "") + " to look at")
     tasks: list[Task] = []
     chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
     # git diffs in worker threads while this one turns earlier diffs into tasks: the next
@@ -217,8 +228,8 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
                         continue
                     table.add("with statement")
                     tasks.append(task)
-                    if opts.progress:
-                        opts.progress(task.instance_id)
+                    say(f"candidate {len(tasks)}: {task.instance_id} (statement from "
+                        f"{task.model_extra.get('problem_source')})")
                     if enough():
                         break
                 if enough():
@@ -229,9 +240,10 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
         pool.shutdown(wait=True, cancel_futures=True)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
+        say(f"reading the versions of {len(tasks)} candidates")
         assign_versions(repo_dir, tasks, main_line, repo=name)
-    _attach_environments(repo_dir, tasks, opts, table)
-    return CollectResult(tasks, table, repo_dir, name)
+    setups = _attach_environments(repo_dir, tasks, opts, table)
+    return CollectResult(tasks, table, repo_dir, name, setups)
 
 
 def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = False) -> list[str | None]:
@@ -368,30 +380,53 @@ def _statement(name: str, plan: _Plan, client: GitHubClient | None, patch: str,
 
 
 def _attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
-                         table: P.PipelineTable) -> None:
-    """One environment per version group: the row's own, a --recipe, or issuebench.setup."""
+                         table: P.PipelineTable) -> list[dict]:
+    """One environment per version group: the row's own, a --recipe, or issuebench.setup (whose
+    outcome per group is returned, and said as it goes)."""
     recipe = load_recipe(opts.recipe) if opts.recipe else None
-    for group in group_by_version(tasks).values():
+    groups = group_by_version(tasks)
+    setups: list[dict] = []
+    for index, (version, group) in enumerate(groups.items(), 1):
         spec = recipe or next((t.env for t in group if t.env is not None), None)
         if spec is None and opts.run_setup:
-            spec = _setup_group(repo_dir, group[0])
+            if opts.progress:
+                opts.progress(f"setup {index}/{len(groups)}: version {version} ({len(group)} candidates) at "
+                              f"{(group[0].environment_setup_commit or group[0].base_commit)[:12]}")
+            spec, record = _setup_group(repo_dir, group[0], opts)
+            record.update(version=version, tasks=len(group))
+            setups.append(record)
+            if opts.progress:
+                opts.progress(f"setup {index}/{len(groups)}: "
+                              + ("accepted" if record.get("accepted") else f"not accepted: {record.get('reason')}")
+                              + f" ({record.get('seconds', 0):.0f}s)")
         for task in group:
             if task.env is None and spec is not None:
                 task.env = spec
             if task.env is not None:
                 table.add("set up")
+    return setups
 
 
-def _setup_group(repo_dir: Path, task: Task) -> EnvSpec | None:
-    """Ask issuebench.setup for a spec at the group's environment commit, when it is installed."""
+def _setup_group(repo_dir: Path, task: Task, opts: CollectOptions) -> tuple[EnvSpec | None, dict]:
+    """issuebench.setup at the group's environment commit: (the accepted spec or None, a record of
+    the outcome). The outcome is remembered for the version as `--setup-fallback`'s, so validate
+    and eval do not search again for what collect already found (or could not)."""
+    from issuebench.setup import setup_repository
+    from issuebench.setup.fallback import remember
+
+    commit = task.environment_setup_commit or task.base_commit
+    record: dict = {"commit": commit, "date": task.created_at}
+    kwargs = {"time_limit": opts.setup_time_limit} if opts.setup_time_limit else {}
     try:
-        from issuebench.setup import setup_repository  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        result = setup_repository(repo_dir, commit=task.environment_setup_commit,
-                                  date=task.created_at, repo_name=task.repo)
-    except Exception:  # a group that cannot be set up stays without env; validate says why
-        return None
-    spec = getattr(result, "spec", result)
-    return spec if isinstance(spec, EnvSpec) else None
+        result = setup_repository(repo_dir, commit=commit, date=task.created_at, repo_name=task.repo,
+                                  progress=opts.progress, **kwargs)
+    except Exception as exc:  # a group that cannot be set up stays without env; validate says why
+        record.update(accepted=False, reason=f"setup failed: {exc}", seconds=0.0)
+        return None, record
+    summary = result.summary()
+    summary.pop("recipe", None)
+    record.update(summary)
+    remember(task, result, commit)
+    # Only an accepted recipe is a task's environment: one that failed its own judgement would
+    # make validate keep or drop tasks for the environment's faults.
+    return (result.spec if result.success else None), record
