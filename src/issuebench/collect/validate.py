@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
+from issuebench.collect.quality import quality_flags
 from issuebench.harness.commands import files_in_diff
 from issuebench.harness.options import EvalOptions
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
@@ -210,6 +211,7 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
         verdict.detail = ", ".join(verdict.broken[:5])
     else:
         verdict.kept = True
+        task.quality_flags = quality_flags(task, before)  # type: ignore[attr-defined]
     verdict.seconds = time.monotonic() - start
     return verdict
 
