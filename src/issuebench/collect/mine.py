@@ -335,7 +335,7 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
         return None
     statement = _statement(name, plan, client, patch, test_patch)
     if opts.require_issue and statement.problem_source != "issue":
-        table.reject(P.NO_LINKED_ISSUE)
+        table.reject(P.API_FAILED if statement.api_error else P.NO_LINKED_ISSUE)
         return None
     table.problem_sources[statement.problem_source] += 1
     return Task(
@@ -354,6 +354,7 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
         **({"pull_number": plan.pr_number} if plan.pr_number is not None else {}),
         **({"merge_kind": plan.kind} if plan.pr_number is not None else {}),
         **({"issue_numbers": statement.issue_numbers} if statement.issue_numbers else {}),
+        **({"api_error": statement.api_error} if statement.api_error else {}),
     )
 
 
@@ -373,8 +374,11 @@ def _statement(name: str, plan: _Plan, client: GitHubClient | None, patch: str,
                 stmt = statement_from_issues(client, name, numbers, plan.created_at)
                 if stmt is not None:
                     return stmt
-        except GitHubError:
-            pass  # the API went away mid-run: the message still makes a statement
+        except GitHubError as exc:
+            # The API went away mid-run: the message still makes a statement (said on the row).
+            stmt = fallback_statement(message, kind="merge", patch=patch, test_patch=test_patch)
+            stmt.api_error = str(exc)[:300]
+            return stmt
     return fallback_statement(message, kind=plan.kind if plan.kind == "commit" else "merge",
                               patch=patch, test_patch=test_patch)
 
@@ -386,7 +390,8 @@ def _attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions
     recipe = load_recipe(opts.recipe) if opts.recipe else None
     groups = group_by_version(tasks)
     setups: list[dict] = []
-    for index, (version, group) in enumerate(groups.items(), 1):
+    for index, group in enumerate(groups.values(), 1):
+        version = group[0].version
         spec = recipe or next((t.env for t in group if t.env is not None), None)
         if spec is None and opts.run_setup:
             if opts.progress:
