@@ -83,3 +83,14 @@ def test_the_confirmation_run_must_report(tmp_path: Path) -> None:
     first = result.attempts[0]
     assert "the confirmation run reported no test" in first.judged_on
     assert first.tests_run == 0
+
+
+def test_a_run_cut_for_its_output_still_counts_what_finished(tmp_path: Path) -> None:
+    # tqdm's perf tests print without end; -rA then repeats a passing test's output in its summary,
+    # and the run is stopped at the output limit before the summary's per-test lines.
+    loud = "def test_loud():\n    for _ in range(300000):\n        print('x' * 100)\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST, "tests/test_loud.py": loud},
+              date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.tests_passed == 7

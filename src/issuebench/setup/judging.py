@@ -127,8 +127,8 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
     if plan.runner == "pytest":
         verbose = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))
                    if m.group(1).split("::", 1)[0] not in run.cut_files}
-        if not run.statuses and "\n[timeout]" in run.log:
-            run.statuses = verbose
+        if not run.statuses and ("\n[timeout]" in run.log or "\n[output_limit]" in run.log):
+            run.statuses = verbose        # a run cut short: what finished before the cut
         else:
             # -rA's summary names no skipped test (`SKIPPED [2] file:line: reason`); -v's lines do,
             # and skipped tests are counted: a suite that mostly skips does not show an environment.

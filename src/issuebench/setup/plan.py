@@ -168,7 +168,9 @@ def _pytest_words(command: str, dirs: set[str], tree: SourceTree) -> tuple[list[
             value = None if "=" in word or name not in _TAKES_VALUE else next(rest, None)
             if name in _KEEP_FLAGS or name in _KEEP_WITH_VALUE:
                 options += [word] + ([value] if value is not None else [])
-        elif word.rstrip("/") in dirs or tree.exists(word):
+        elif word.rstrip("/") in dirs or (tree.exists(word) and word.endswith(".py")):
+            # A file of another kind (tqdm's tests_notebook.ipynb, for nbval) is a plugin's input:
+            # that command does not run the suite.
             paths.append(word.rstrip("/"))
     return paths, options
 
