@@ -80,3 +80,14 @@ def _pytest_plan():  # type: ignore[no-untyped-def]
 
     return Plan(spec=EnvSpec(python="3.11", test_cmd="pytest -rA", log_parser="pytest"), runner="pytest",
                 test_args=[], pythons=["3.11"], origin="extracted")
+
+
+@pytest.mark.parametrize("parser", ["pytest", "pytest_v2", "unittest", "sympy"])
+def test_setup_parses_a_hostile_log_in_bounded_time(parser: str) -> None:
+    """The shared log parsers backtrack on long lines; setup cuts overlong lines before they read
+    a log, so a megabyte of one line (or of a progress bar) is parsed at once."""
+    from issuebench.setup.runner import parse_log
+
+    for shape, text in HOSTILE.items():
+        _timed(f"{parser} parser on {shape}", lambda t=text: parse_log(parser, t + "\ntests/a.py::t PASSED\n"))
+    assert parse_log("pytest", "x" * 5000 + "\nPASSED tests/a.py::test_b\n") == {"tests/a.py::test_b": "PASSED"}

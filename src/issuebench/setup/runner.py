@@ -36,6 +36,22 @@ _SANDBOX_PLUGIN_DIR = "/tmp/.issuebench-setup"
 _CUT = compile_log_pattern(r"^ISSUEBENCH-FILE-CUT (\S+)")
 
 
+# The log parsers (issuebench.parsers, shared with eval) use backtracking patterns, some of them
+# quadratic in a line's length; a line longer than this is cut before they read it, so parsing
+# stays linear in the log (a result line is far shorter: an id and its outcome).
+MAX_PARSED_LINE = 1000
+
+
+def parse_log(parser: str, output: str) -> dict[str, TestStatus]:
+    """The parser's status map of a log whose overlong lines (a progress bar's) are cut first."""
+    from issuebench.parsers import get_parser
+
+    lines = output.split("\n")           # a progress bar's \r does not end a line for every parser
+    if any(len(line) > MAX_PARSED_LINE for line in lines):
+        output = "\n".join(line[:MAX_PARSED_LINE] for line in lines)
+    return dict(get_parser(parser)(output))
+
+
 def import_failure(test_id: str, status: TestStatus) -> bool:
     """A test module that could not be imported, as the parsers report it: pytest's error on the
     file itself (`tests/test_x.py`), unittest's `unittest.loader._FailedTest.test_x`."""
@@ -179,7 +195,6 @@ class Runner:
         return run
 
     def _test(self, built: Built, plan: Plan, command: str, what: str, budgeted: bool) -> Run:
-        from issuebench.parsers import get_parser
         from issuebench.sandbox import Bind, Limits
 
         out = built.workspace.parent / f"{built.workspace.name}.out"
@@ -205,7 +220,7 @@ class Runner:
             out.unlink(missing_ok=True)
         log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
         try:
-            statuses = dict(get_parser(plan.spec.log_parser)(result.output))
+            statuses = parse_log(plan.spec.log_parser, result.output)
         except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash
             statuses = {}
             log += f"\n[parser {plan.spec.log_parser} failed: {exc}]"
