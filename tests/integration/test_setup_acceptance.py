@@ -94,3 +94,19 @@ def test_a_run_cut_for_its_output_still_counts_what_finished(tmp_path: Path) -> 
     result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
     assert result.success, result.summary()
     assert result.tests_passed == 7
+
+
+def test_coverage_under_its_fail_under_is_turned_off_in_the_recipe(tmp_path: Path) -> None:
+    # yarl's pytest.ini: --cov with a fail-under; a run of a few test files passes every test and
+    # exits 1, so eval would find every task unresolved.
+    init_repo(tmp_path / "r", {
+        "pyproject.toml": "[project]\nname = 'pkg'\nversion = '1.0'\n[project.optional-dependencies]\n"
+                          "test = ['pytest', 'pytest-cov']\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+                          "addopts = '--cov=pkg --cov-fail-under=100'\n",
+        "pkg/__init__.py": "def f(x):\n    if x:\n        return 1\n    return 2\n",
+        "tests/test_fast.py": "from pkg import f\n\n" + FAST,
+    }, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=2)
+    assert result.success, result.summary()
+    assert "fail-under" in result.attempts[0].refusal
+    assert result.spec.test_cmd.endswith("--no-cov")

@@ -430,7 +430,7 @@ def _setup_group(repo_dir: Path, task: Task, opts: CollectOptions) -> tuple[EnvS
         return None, record
     summary = result.summary()
     summary.pop("recipe", None)
-    record.update(summary)
+    record.update(summary, accepted=result.success)
     remember(task, result, commit)
     # Only an accepted recipe is a task's environment: one that failed its own judgement would
     # make validate keep or drop tasks for the environment's faults.

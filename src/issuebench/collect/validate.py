@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
 from issuebench.collect.quality import quality_flags
+from issuebench.grading import exit_code_unexplained
 from issuebench.harness.commands import files_in_diff
 from issuebench.harness.options import EvalOptions
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
@@ -182,6 +183,11 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
             failure = _run_failure(run, gold)
             if failure is None or failure[0] != P.INSTALL_FAILED:
                 verdict.set_up = True
+            if failure is None and gold and exit_code_unexplained(run.status_map, getattr(run, "returncode", None)):
+                # eval never resolves a run whose command fails with no failing test (yarl's
+                # coverage fail-under): a task kept on it could not be resolved by any patch.
+                failure = (P.RUN_FAILED, f"with the gold patch the test command exits {run.returncode} and no "
+                                         "test fails (a coverage threshold, say): eval would resolve nothing")
             if failure:
                 verdict.reason, verdict.detail = failure
                 verdict.seconds = time.monotonic() - start

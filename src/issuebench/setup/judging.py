@@ -151,6 +151,9 @@ def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sam
     return run, confirm.describe()
 
 
+# pytest-cov's fail-under message: the run exits 1 whatever its tests did.
+COVERAGE_FAILURE = compile_log_pattern(r"Coverage failure: total of \S+ is less than fail-under|"
+                                       r"FAIL Required test coverage of")
 # An attempt is judged on at least this many tests that ran (neither skipped nor cut for time):
 # a handful passing says little about an environment.
 MIN_TESTS = 5
@@ -172,6 +175,8 @@ def refusal(run: Run, threshold: float, min_tests: int = MIN_TESTS) -> str | Non
         return f"only {ran} tests ran (at least {floor} needed)"
     if skipped > MAX_SKIPPED_SHARE * (ran + skipped):
         return f"{skipped} of {ran + skipped} collected tests skipped (over {MAX_SKIPPED_SHARE:.0%})"
+    if COVERAGE_FAILURE.search(run.log):
+        return "pytest-cov's fail-under fails the run though its tests pass (every graded run would fail)"
     if run.ratio() < threshold:
         return (f"{run.ratio():.0%} of the judged tests passed (needs {threshold:.0%})"
                 + (f"; {broken} test modules failed to import, each counted as its tests failing" if broken else ""))

@@ -208,7 +208,8 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
             diagnosis = quiet_pytest(run, plan) or diagnose(run.log)
             attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
             attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
-            if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses:
+            if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses and \
+                    refused is not None and "judged tests passed" in refused:
                 attempt.seconds = round(time.monotonic() - t0, 2)
                 break           # the suite needs the internet: no environment passes it offline
             fix = None
