@@ -110,3 +110,31 @@ def test_coverage_under_its_fail_under_is_turned_off_in_the_recipe(tmp_path: Pat
     assert result.success, result.summary()
     assert "fail-under" in result.attempts[0].refusal
     assert result.spec.test_cmd.endswith("--no-cov")
+
+
+def test_collect_says_each_setup_step_off_a_terminal_and_records_it(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.gitrepo import commit_files, git
+
+    repo = tmp_path / "acme__widgets"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "def f():\n    return 1\n",
+                     "tests/test_fast.py": FAST}, date="2024-06-01T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "fix")
+    commit_files(repo, {"pkg/__init__.py": "def f():\n    return 2\n",
+                        "tests/test_f.py": "from pkg import f\n\ndef test_f():\n    assert f() == 2\n"},
+                 "make f return two", date="2024-06-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #7 from dev/fix", date="2024-06-03T00:00:00Z")
+    done = subprocess.run([sys.executable, "-m", "issuebench", "collect", str(repo), "--max", "1",
+                           "-o", str(tmp_path / "cand.jsonl")], capture_output=True, text=True, timeout=600,
+                          check=False, env={**__import__("os").environ, "GITHUB_TOKEN": ""})
+    assert done.returncode == 0, done.stderr
+    for line in ("collect: candidate 1: acme__widgets-7", "collect: setup 1/1:", "collect: attempt 1 [extracted]",
+                 "collect: setup 1/1: accepted"):
+        assert line in done.stderr, done.stderr
+    [record] = [json.loads(line) for line in (tmp_path / "cand.setup.jsonl").read_text().splitlines()]
+    assert record["accepted"] and record["tests_passed"] == record["tests_run"] >= 6
+    assert record["tests_skipped"] == 0 and record["modules_unimportable"] == 0 and record["files_cut"] == []
