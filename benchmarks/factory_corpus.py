@@ -3,9 +3,9 @@
 For each clone `CORPUS/owner__name` of the part asked for, through the command line:
 
     issuebench collect CLONE --max N -o cand.jsonl                       (setup per version group)
-    issuebench validate cand.jsonl --repos CORPUS --setup-fallback --repeats R -o tasks.jsonl
-    issuebench eval -d tasks.jsonl -p gold   --repos CORPUS --setup-fallback --run-id gold
-    issuebench eval -d tasks.jsonl -p noop.jsonl --repos CORPUS --setup-fallback --run-id noop
+    issuebench validate cand.jsonl --repos CORPUS --setup-fallback --repeats R --timeout T -o tasks.jsonl
+    issuebench eval -d tasks.jsonl -p gold   --repos CORPUS --setup-fallback --timeout T --run-id gold
+    issuebench eval -d tasks.jsonl -p noop.jsonl --repos CORPUS --setup-fallback --timeout T --run-id noop
     issuebench audit tasks.jsonl -f json
 
 Each stage is its own process with a time limit (its process group is killed past it), its output in
@@ -119,7 +119,8 @@ def run_repo(clone: Path, args: argparse.Namespace) -> dict:
     row.update(kept=0, rejected={}, gold_resolved=0, noop_resolved=0, good=0, audit={})
     if candidates:
         go("validate", [*cli, "validate", "cand.jsonl", "--repos", repos, "--setup-fallback", "--repeats",
-                        str(args.repeats), "--workers", str(args.workers), "-o", "tasks.jsonl"], args.validate_limit)
+                        str(args.repeats), "--workers", str(args.workers), "--timeout", str(args.test_timeout),
+                        "-o", "tasks.jsonl"], args.validate_limit)
     kept = _jsonl(work / "tasks.jsonl")
     row["kept"] = len(kept)
     row["rejected"] = dict(Counter(r.get("reason", "?") for r in _jsonl(work / "tasks.rejected.jsonl")))
@@ -128,7 +129,8 @@ def run_repo(clone: Path, args: argparse.Namespace) -> dict:
                                                              "noop", "model_patch": NOOP_PATCH}) + "\n" for t in kept))
         for run_id, preds in (("gold", "gold"), ("noop", "noop.jsonl")):
             go(f"eval-{run_id}", [*cli, "eval", "-d", "tasks.jsonl", "-p", preds, "--repos", repos, "--setup-fallback",
-                                  "--run-id", run_id, "-w", str(args.workers), "-o", "eval"], args.eval_limit)
+                                  "--run-id", run_id, "-w", str(args.workers), "--timeout", str(args.test_timeout),
+                                  "-o", "eval"], args.eval_limit)
         gold = set(_summary(work / "eval", "gold").get("resolved_ids", []))
         noop = set(_summary(work / "eval", "noop").get("resolved_ids", []))
         row.update(gold_resolved=len(gold), noop_resolved=len(noop), good=len(gold - noop))
@@ -231,6 +233,9 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--workers", type=int, default=1, help="validate/eval workers per repository")
     ap.add_argument("--jobs", type=int, default=1, help="repositories at once (2 at most on two cores)")
+    ap.add_argument("--test-timeout", type=float, default=300.0,
+                    help="validate's and eval's --timeout: seconds one test run may take (the unfixed code of "
+                         "a before-run may loop for good)")
     ap.add_argument("--collect-limit", type=float, default=1800.0)
     ap.add_argument("--validate-limit", type=float, default=3600.0)
     ap.add_argument("--eval-limit", type=float, default=1800.0)
