@@ -138,3 +138,23 @@ def test_collect_says_each_setup_step_off_a_terminal_and_records_it(tmp_path: Pa
     [record] = [json.loads(line) for line in (tmp_path / "cand.setup.jsonl").read_text().splitlines()]
     assert record["accepted"] and record["tests_passed"] == record["tests_run"] >= 6
     assert record["tests_skipped"] == 0 and record["modules_unimportable"] == 0 and record["files_cut"] == []
+
+
+def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
+    # tomlkit: tests/test_toml_tests.py reads the toml-test suite, a git submodule no clone checks out.
+    from tests.gitrepo import git
+
+    repo = tmp_path / "r"
+    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'toml-test', 'tests'))\n\n" \
+             "def test_cases():\n    assert CASES\n"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
+                     "tests/test_toml_tests.py": reader,
+                     ".gitmodules": '[submodule "tests/toml-test"]\n\tpath = tests/toml-test\n\turl = x\n'},
+              date="2024-06-01T00:00:00Z")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},tests/toml-test")
+    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
+    result = setup_repository(repo, memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.unimportable_modules == [] and result.tests_run == 12
+    assert any("tests/test_toml_tests.py could not import for want of a git submodule" in n for n in result.spec.notes)

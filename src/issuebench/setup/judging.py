@@ -37,6 +37,13 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
                   threshold: float) -> tuple[Run, str]:
     """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
     when the sample passes, one confirmation run on a larger sample in the same environment."""
+    run, judged_on = _judge_attempt(runner, plan, facts, tree, threshold)
+    leave_out_absent_submodules(run, facts.absent_submodules)
+    return run, judged_on
+
+
+def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
+                   threshold: float) -> tuple[Run, str]:
     built, failed = runner.build(plan)
     if built is None:
         assert failed is not None
@@ -60,6 +67,7 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     first, confirm = samples
     run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     run.defined_tests = _defined_in(built.workspace, first)
+    leave_out_absent_submodules(run, facts.absent_submodules)
     if refusal(run, threshold) is not None or confirm.files == first.files:
         return run, first.describe()
     return _confirm(runner, built, plan, first, confirm, run, tree)
@@ -135,6 +143,23 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
             run.statuses.update({t: s for t, s in verbose.items() if s == TestStatus.SKIPPED and t not in run.statuses})
         run.statuses = counted_here(run.statuses, tree)
     return run
+
+
+def leave_out_absent_submodules(run: Run, submodules: list[str]) -> None:
+    """Test modules whose collection error names a path under a submodule the clone lacks (tomlkit's
+    toml-test suite) are the clone's fault: left out of the judgement and named, like a file cut
+    for time."""
+    if not submodules:
+        return
+    for module in run.import_failed:
+        start = run.log.find(f"ERROR collecting {module}")
+        if start < 0:
+            continue
+        end = run.log.find("\n____", start + 1)
+        report = run.log[start:end if end > 0 else start + 20000]
+        if any(f"{path}/" in report or report.rstrip().endswith(path) for path in submodules):
+            del run.statuses[module]
+            run.lacking_clone.append(module)
 
 
 # `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.

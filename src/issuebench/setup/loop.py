@@ -281,6 +281,9 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
                                    "(listed in the recipe's failing_tests)"]
+    if run.lacking_clone:
+        spec.notes = [*spec.notes, f"setup: {', '.join(run.lacking_clone)} could not import for want of a git "
+                                   "submodule the clone lacks: left out of the judgement"]
     offline = run.offline
     if offline:
         spec.notes = [*spec.notes, f"setup: {len(offline)} of them fail only for want of the internet, "

@@ -69,6 +69,8 @@ class Run:
     statuses: dict[str, TestStatus] = field(default_factory=dict)
     # Test files whose time budget ran out: every result of theirs is left out of `statuses`.
     cut_files: list[str] = field(default_factory=list)
+    # Test modules that failed to import for want of an absent submodule's files (left out).
+    lacking_clone: list[str] = field(default_factory=list)
     # Test functions the judged files define (None: not counted); bounds the floor on tests run.
     defined_tests: int | None = None
 
