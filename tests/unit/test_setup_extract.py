@@ -177,3 +177,15 @@ def test_a_command_that_runs_a_notebook_is_not_the_suite(tmp_path: Path) -> None
     plan = initial_plan(extract(tree), tree, date=tree.date(), pythons=["3.11"])
     assert plan.test_args == []
     assert plan.suite_command == "pytest -rA"
+
+
+def test_a_setup_py_with_extensions_rebuilds_them_before_each_test_run(tmp_path: Path) -> None:
+    # simplejson: every task changes _speedups.c, which the environment compiled at the base commit.
+    _facts, plan = _plan(tmp_path, {
+        "setup.py": "from setuptools import setup, Extension\n"
+                    "setup(name='pkg', packages=['pkg'], ext_modules=[Extension('pkg._s', ['pkg/_s.c'])])\n",
+        "pkg/_s.c": "/* */\n",
+    })
+    assert plan.spec.pre_test == ["python setup.py build_ext --inplace -q >/dev/null 2>&1 || true"]
+    _facts, pure = _plan(tmp_path / "pure", {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
+    assert pure.spec.pre_test == []
