@@ -230,3 +230,16 @@ def test_a_kept_row_says_why_it_falls_short_of_a_verified_task() -> None:
     clean = validate_task(_task(problem_statement="It breaks.\nSteps: call f(1)."),
                           Script([{"t::fix": FAILED, "t::p": PASSED}], [{"t::fix": PASSED, "t::p": PASSED}]), repeats=2)
     assert clean.kept and clean.task.model_extra["quality_flags"] == []
+
+
+def test_an_install_failure_says_why_setup_found_no_recipe(tmp_path, monkeypatch) -> None:
+    import json as _json
+
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path))
+    (tmp_path / "setup-fallback").mkdir()
+    (tmp_path / "setup-fallback" / "o__r@1.2.json").write_text(_json.dumps(
+        {"accepted": False, "reason": "no attempt ran the tests (incompatible_dependency)"}))
+    failed = FakeRun(status=InstanceStatus.ENV_FAILED, reason="no environment recipe for repository o/r")
+    verdict = validate_task(_task(version="1.2"), Script([failed], [failed]), repeats=1)
+    assert verdict.reason == "install failed"
+    assert verdict.detail.startswith("setup of o/r 1.2 found no recipe: no attempt ran the tests (incompatible")

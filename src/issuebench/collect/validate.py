@@ -158,6 +158,17 @@ def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
     return P.RUN_FAILED, f"{status.value}: {run.reason}"
 
 
+def _with_setup_reason(task: Task, detail: str) -> str:
+    """An install failure's detail, with why setup found no recipe for the task's version when it
+    tried (collect's setup or --setup-fallback's): "no environment recipe" alone hides the cause."""
+    from issuebench.setup.fallback import remembered
+
+    entry = remembered(task)
+    if entry and not entry.get("accepted"):
+        return f"setup of {task.repo} {task.version} found no recipe: {entry.get('reason') or 'unknown'}; {detail}"
+    return detail
+
+
 def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
     """Re-validate one task from scratch (existing FAIL_TO_PASS / PASS_TO_PASS are ignored)."""
     start = time.monotonic()
@@ -188,6 +199,8 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
                 # coverage fail-under): a task kept on it could not be resolved by any patch.
                 failure = (P.RUN_FAILED, f"with the gold patch the test command exits {run.returncode} and no "
                                          "test fails (a coverage threshold, say): eval would resolve nothing")
+            if failure and failure[0] == P.INSTALL_FAILED:
+                failure = (failure[0], _with_setup_reason(task, failure[1]))
             if failure:
                 verdict.reason, verdict.detail = failure
                 verdict.seconds = time.monotonic() - start
