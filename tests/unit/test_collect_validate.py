@@ -28,6 +28,7 @@ class FakeRun:
     status_map: dict = field(default_factory=dict)
     patch_status: PatchStatus | None = None
     durations: dict = field(default_factory=lambda: {"tests": 0.5})
+    returncode: int | None = None
 
 
 class Script:
@@ -209,3 +210,42 @@ def test_the_recipe_is_dated_as_eval_dates_it_from_the_clone(tmp_path: Path) -> 
     task = with_env(_task(base_commit=setup_sha, environment_setup_commit=setup_sha,
                           created_at="2023-01-01T00:00:00Z"))
     assert task.env is not None and task.env.exclude_newer.startswith("2021-03-04")
+
+
+def test_a_gold_run_that_exits_nonzero_with_no_failing_test_rejects_the_task() -> None:
+    # yarl: every test passes with the gold patch, but coverage's fail-under exits 1, and eval never
+    # resolves such a run.
+    after = FakeRun(status_map={"t::fix": PASSED}, returncode=1)
+    verdict = validate_task(_task(), Script([{"t::fix": FAILED}], [after]), repeats=2)
+    assert not verdict.kept and verdict.reason == "test run failed"
+    assert "exits 1 and no test fails" in verdict.detail
+
+
+def test_a_kept_row_says_why_it_falls_short_of_a_verified_task() -> None:
+    new_file = "diff --git a/tests/test_new.py b/tests/test_new.py\nnew file mode 100644\n--- /dev/null\n" \
+               "+++ b/tests/test_new.py\n@@ -0,0 +1,2 @@\n+def test_fix():\n+    pass\n"
+    task = _task(test_patch=new_file, problem_statement="Fix the widget")
+    # Absent from every before-run: the module could not import what the fix adds.
+    verdict = validate_task(task, Script([{"tests/test_new.py": ERROR}], [{"tests/test_new.py::test_fix": PASSED}]),
+                            repeats=2)
+    assert verdict.kept
+    assert verdict.task.model_extra["quality_flags"] == [
+        "no PASS_TO_PASS: every test file of the test patch is new",
+        "FAIL_TO_PASS fail only to import before the fix (not collected in any before-run)",
+        "one-line problem statement"]
+    clean = validate_task(_task(problem_statement="It breaks.\nSteps: call f(1)."),
+                          Script([{"t::fix": FAILED, "t::p": PASSED}], [{"t::fix": PASSED, "t::p": PASSED}]), repeats=2)
+    assert clean.kept and clean.task.model_extra["quality_flags"] == []
+
+
+def test_an_install_failure_says_why_setup_found_no_recipe(tmp_path, monkeypatch) -> None:
+    import json as _json
+
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path))
+    (tmp_path / "setup-fallback").mkdir()
+    (tmp_path / "setup-fallback" / "o__r@1.2.json").write_text(_json.dumps(
+        {"accepted": False, "reason": "no attempt ran the tests (incompatible_dependency)"}))
+    failed = FakeRun(status=InstanceStatus.ENV_FAILED, reason="no environment recipe for repository o/r")
+    verdict = validate_task(_task(version="1.2"), Script([failed], [failed]), repeats=1)
+    assert verdict.reason == "install failed"
+    assert verdict.detail.startswith("setup of o/r 1.2 found no recipe: no attempt ran the tests (incompatible")

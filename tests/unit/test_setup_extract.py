@@ -161,3 +161,31 @@ def test_a_source_without_tests_is_refused_before_any_build(tmp_path: Path) -> N
     (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='pkg')\n")
     result = setup_repository(tmp_path, memory=False, builder=object(), sandbox=object())
     assert not result.success and result.attempts == [] and "no tests in the source" in result.reason
+
+
+def test_a_command_that_runs_a_notebook_is_not_the_suite(tmp_path: Path) -> None:
+    # tqdm's tox: nbval over a notebook first, then the suite from the root (testpaths = tests;
+    # its files are tests_*.py, which the default file patterns do not name).
+    init_repo(tmp_path / "r", {
+        "pkg/__init__.py": "X = 1\n", "tests/tests_x.py": "def test_x():\n    assert True\n",
+        "tests_notebook.ipynb": "{}\n",
+        "pyproject.toml": "[tool.pytest.ini_options]\ntestpaths = ['tests']\npython_files = ['tests_*.py']\n",
+        "tox.ini": "[testenv]\ndeps = pytest\ncommands =\n    pytest -W=ignore tests_notebook.ipynb --nbval\n"
+                   "    pytest -k \"not perf\"\n",
+    }, date="2023-06-01T00:00:00Z")
+    tree = SourceTree.open(tmp_path / "r")
+    plan = initial_plan(extract(tree), tree, date=tree.date(), pythons=["3.11"])
+    assert plan.test_args == []
+    assert plan.suite_command == "pytest -rA"
+
+
+def test_a_setup_py_with_extensions_rebuilds_them_before_each_test_run(tmp_path: Path) -> None:
+    # simplejson: every task changes _speedups.c, which the environment compiled at the base commit.
+    _facts, plan = _plan(tmp_path, {
+        "setup.py": "from setuptools import setup, Extension\n"
+                    "setup(name='pkg', packages=['pkg'], ext_modules=[Extension('pkg._s', ['pkg/_s.c'])])\n",
+        "pkg/_s.c": "/* */\n",
+    })
+    assert plan.spec.pre_test == ["python setup.py build_ext --inplace -q >/dev/null 2>&1 || true"]
+    _facts, pure = _plan(tmp_path / "pure", {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
+    assert pure.spec.pre_test == []

@@ -291,7 +291,7 @@ def test_a_judging_run_cut_by_the_timeout_still_counts_the_tests_it_finished(tmp
     commands: list[str] = []
 
     class _Runner:
-        def test(self, built: object, plan: Plan, command: str, what: str) -> Run:
+        def test(self, built: object, plan: Plan, command: str, what: str, *, per_file: bool = False) -> Run:
             commands.append(command)
             return Run("test", log="tests/test_a.py::test_x PASSED  [ 50%]\ntests/test_a.py::test_y FAILED\n"
                                    "tests/test_a.py::test_z \n[timeout] the run took over 480s")
@@ -398,7 +398,7 @@ def test_a_pytest_whose_optparse_refuses_continue_on_collection_errors_runs_agai
     class Recorder:
         commands: list[str] = []
 
-        def test(self, built: object, plan: Plan, command: str, what: str) -> Run:
+        def test(self, built: object, plan: Plan, command: str, what: str, *, per_file: bool = False) -> Run:
             self.commands.append(command)
             if _KEEP_GOING in command:     # pytest 2.3's words
                 return Run("test", log=f"pytest.py: error: no such option:{_KEEP_GOING}\n")
@@ -489,11 +489,11 @@ def test_a_failure_on_a_file_the_clone_lacks_is_blamed_on_the_clone() -> None:
              "{'http://data.example/data/eopc04.1962-now': URLError(gaierror(-3, 'Temporary failure in name "
              "resolution'))}>")
     attempt = Attempt(1, "extracted", "3.11", "test", error_kind="needs_network", error=error)
-    result = _result("astropy/astropy", Clone(), None, [attempt], (Run("test"), _plan(["pytest"])), 0.95,  # type: ignore[arg-type]
+    result = _result("astropy/astropy", Clone(), None, [attempt], (Run("test"), _plan(["pytest"]), ""), 0.95,  # type: ignore[arg-type]
                      None, time.monotonic())
     assert result.reason.startswith("the clone lacks astropy/utils/iers/data/eopc04.1962-now")
     # the attempt's excerpt may stop before the name: the best run's whole log tells
     cut = Attempt(1, "extracted", "3.11", "test", error_kind="needs_network", error=error[:60])
-    result = _result("astropy/astropy", Clone(), None, [cut], (Run("test", log=error), _plan(["pytest"])), 0.95,  # type: ignore[arg-type]
+    result = _result("astropy/astropy", Clone(), None, [cut], (Run("test", log=error), _plan(["pytest"]), ""), 0.95,  # type: ignore[arg-type]
                      None, time.monotonic())
     assert result.reason.startswith("the clone lacks")

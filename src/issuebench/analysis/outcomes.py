@@ -13,6 +13,7 @@ category consistent with the resolved verdict of the grading rule.
 
 from __future__ import annotations
 
+from issuebench.grading import outcome_of
 from issuebench.models import Outcome, TestsStatus
 
 _TABLE = {
@@ -36,15 +37,8 @@ def outcome_from_counts(f2p_success: int, f2p_failure: int, p2p_failure: int) ->
 
 
 def outcome_from_tests_status(tests_status: TestsStatus) -> Outcome:
-    """Prefer the grading module's own rule (grading.outcome_of), so the two can never disagree."""
-    try:
-        from issuebench.grading import outcome_of as grading_rule
-    except ImportError:  # grading is another part; the table above is the same rule
-        grading_rule = None
-    if grading_rule is not None:
-        return grading_rule(tests_status)
-    return outcome_from_counts(len(tests_status.FAIL_TO_PASS.success), len(tests_status.FAIL_TO_PASS.failure),
-                               len(tests_status.PASS_TO_PASS.failure))
+    """The grading module's own rule (grading.outcome_of), so the two can never disagree."""
+    return outcome_of(tests_status)
 
 
 OUTCOME_ORDER = [o.value for o in Outcome]

@@ -60,22 +60,49 @@ def collect_command(
     recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file of EnvSpec fields) "
                                 "for every task."),
     no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
+    setup_time_limit: float = typer.Option(None, "--setup-time-limit", min=10.0, help="Seconds one version "
+                                           "group's setup may take (default: setup's own limit)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
     keep_changelog: bool = typer.Option(False, "--keep-changelog", help="Keep changelogs, news fragments, "
                                         "authors lists and doc pages in the gold patch (the reference "
                                         "leaves them out)."),
 ) -> None:
     """Mine candidate tasks (merged PRs, or commits) that change both tests and code."""
+    import os
+
     from issuebench.collect import CollectOptions, collect
 
+    if require_issue and not os.environ.get("GITHUB_TOKEN"):
+        raise InputError(None, "--require-issue needs GITHUB_TOKEN: linked issues are looked up through the "
+                         "GitHub API", hint="set GITHUB_TOKEN (and --github-api for another server), or drop "
+                         "--require-issue to take statements from pull-request messages")
     opts = CollectOptions(since=since, until=until, max_tasks=max_tasks, include_commits=commits,
                           test_paths=tuple(test_paths or ()), repo_name=name, require_issue=require_issue,
                           github_api=github_api, recipe=recipe, run_setup=not no_setup,
-                          keep_changelog=keep_changelog)
+                          keep_changelog=keep_changelog, setup_time_limit=setup_time_limit,
+                          progress=None if quiet else _progress)
     result = collect(repo, opts)
     write_tasks(output, result.tasks)
     result.table.write(table_path_for(output))
+    setups_path = output.with_name(output.name.rsplit(".", 1)[0] + ".setup.jsonl")
+    with setups_path.open("w") as fh:
+        for record in result.setups:
+            fh.write(json.dumps(record) + "\n")
     print_table(result.table, f"collect {result.repo_name}")
-    console.print(f"{len(result.tasks)} candidate task(s) -> {output}")
+    for record in result.setups:
+        verdict = "accepted" if record.get("accepted") else f"not accepted: {record.get('reason')}"
+        console.print(f"setup of version {record.get('version')}: {verdict} ({record.get('tests_passed', 0)}/"
+                      f"{record.get('tests_run', 0)} passed, {record.get('tests_skipped', 0)} skipped, "
+                      f"{record.get('modules_unimportable', 0)} modules unimportable)", highlight=False)
+    console.print(f"{len(result.tasks)} candidate task(s) -> {output}"
+                  + (f" (setup per version: {setups_path})" if result.setups else ""))
+
+
+def _progress(line: str) -> None:
+    """A progress line on stderr; a line per step, with or without a terminal (CI logs)."""
+    from rich.markup import escape
+
+    err_console.print(f"[dim]collect:[/] {escape(line)}", highlight=False)
 
 
 @friendly_errors

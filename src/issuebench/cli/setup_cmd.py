@@ -10,6 +10,7 @@ import typer
 from issuebench.cli.common import check_choice, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.executors import run_one
+from issuebench.setup import FILE_BUDGET, TEST_TIMEOUT, TIME_LIMIT
 
 
 def register(app: typer.Typer) -> None:
@@ -34,8 +35,15 @@ def setup(
     no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor save remembered recipes."),
     repo_name: str | None = typer.Option(None, "--repo", help="Repository name for the recipe memory "
                                          "(default: origin remote owner/name, else the folder name)."),
-    test_timeout: float = typer.Option(1200.0, "--test-timeout", min=10.0,
+    test_timeout: float = typer.Option(TEST_TIMEOUT, "--test-timeout", min=10.0,
                                        help="Seconds one test run of an attempt may take."),
+    file_timeout: float = typer.Option(FILE_BUDGET, "--file-timeout", min=0.0,
+                                       help="Seconds the tests of one file may take in a judging run (pytest); a "
+                                       "file cut for time is named and neither passes nor fails the environment "
+                                       "(0: no limit)."),
+    time_limit: float = typer.Option(TIME_LIMIT, "--time-limit", min=0.0,
+                                     help="Seconds after which no attempt starts and a running test run is cut "
+                                     "(0: no limit)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
@@ -49,7 +57,8 @@ def setup(
     with opened_executor(executor, ray_address, 1) as pool:  # ray: the whole search runs on one worker
         result = run_one(pool, setup_repository, src, commit=commit, date=date, max_iterations=max_iterations,
                          model=model, threshold=threshold, memory=not no_memory, repo_name=repo_name,
-                         test_timeout=test_timeout, progress=None if quiet else _progress)
+                         test_timeout=test_timeout, file_budget=file_timeout, time_limit=time_limit or None,
+                         progress=None if quiet else _progress)
     if output is not None:
         write_recipe(output, result.recipe())
     if fmt == "json":
@@ -69,10 +78,15 @@ def _progress(line: str) -> None:
 def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped-def]
     for attempt in result.attempts:
         line = (f"  {attempt.iteration}. python {attempt.python} \\[{attempt.origin}] -> {attempt.stage}"
-                f" ({attempt.tests_passed}/{attempt.tests_run} passed, {attempt.seconds:.1f}s)")
+                f" ({attempt.tests_passed}/{attempt.tests_run} passed, {attempt.tests_skipped} skipped, "
+                f"{attempt.modules_unimportable} modules unimportable, {attempt.seconds:.1f}s)")
         console.print(line, highlight=False)
         if attempt.judged_on:
             console.print(f"     judged on {attempt.judged_on}", highlight=False)
+        if attempt.files_cut:
+            console.print(f"     cut for time (left out): {', '.join(attempt.files_cut)}", highlight=False)
+        if attempt.refusal and attempt.stage != "build":
+            console.print(f"     not accepted: {attempt.refusal}", highlight=False)
         if attempt.error_kind:
             console.print(f"     {attempt.error_kind}; fix: {attempt.fix or 'none found'}", highlight=False)
     verdict = "[green]accepted[/]" if result.success else f"[red]not accepted[/]: {result.reason}"

@@ -4,7 +4,8 @@ collect(repo) -> CollectResult (task rows + pipeline table); validate(tasks) -> 
 build_pypi_history(name) makes a git history from a project's released sdists.
 """
 
-from issuebench.collect.mine import CollectOptions, CollectResult, collect, load_recipe
+from issuebench.collect.environments import load_recipe
+from issuebench.collect.mine import CollectOptions, CollectResult, collect
 from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.collect.pypi_history import build_pypi_history
 from issuebench.collect.validation import FAIL, PASS, harness_runner, outcome, validate

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from issuebench import config
 from issuebench.collect import pipeline as P
 from issuebench.collect.candidates import (
@@ -21,6 +19,7 @@ from issuebench.collect.candidates import (
     split_diff,
     test_predicate,
 )
+from issuebench.collect.environments import attach_environments
 from issuebench.collect.history import Commit, batch_diffs, git, pull_heads, walk_graph, walked_refs
 from issuebench.collect.pulls import find_pulls
 from issuebench.collect.statements import (
@@ -31,14 +30,14 @@ from issuebench.collect.statements import (
     linked_issues,
     statement_from_issues,
 )
-from issuebench.collect.versions import assign_versions, group_by_version
+from issuebench.collect.versions import assign_versions
 from issuebench.errors import InputError, IssuebenchError
-from issuebench.models import EnvSpec, Task
+from issuebench.models import Task
 
 if sys.version_info >= (3, 11):
-    import tomllib
+    pass
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    pass
 
 _SLUG_FROM_URL = re.compile(r"[/:]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
 
@@ -61,6 +60,9 @@ class CollectOptions:
     versions: bool = True
     # Build environments per version group with issuebench.setup when no recipe is given.
     run_setup: bool = True
+    # Seconds one version group's setup may take (issuebench.setup's time limit; None: its default).
+    setup_time_limit: float | None = None
+    # A line per stage, per candidate found and per setup step: collect is never silent for long.
     progress: Callable[[str], None] | None = field(default=None, repr=False)
 
 
@@ -70,6 +72,8 @@ class CollectResult:
     table: P.PipelineTable
     repo_dir: Path
     repo_name: str
+    # One record per version group set up by issuebench.setup: its outcome and counts.
+    setups: list[dict] = field(default_factory=list)
 
 
 def resolve_repo(repo: str) -> Path:
@@ -115,21 +119,6 @@ def repo_slug(repo_dir: Path, override: str | None = None) -> str:
     return f"local/{repo_dir.name}"
 
 
-def load_recipe(path: Path) -> EnvSpec:
-    """An EnvSpec from a TOML file: its keys at top level, or under an [env] table."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(path, f"cannot read recipe: {exc}") from exc
-    data = data.get("env", data)
-    try:
-        return EnvSpec.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(path, err["msg"], field=".".join(str(p) for p in err["loc"]),
-                         hint="see EnvSpec in docs/architecture.md for the recipe fields") from exc
-
-
 def utc_iso(date: str) -> str:
     """git's ISO dates carry offsets; rows use UTC with Z, like the reference."""
     return datetime.fromisoformat(date).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -166,8 +155,14 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     name = repo_slug(repo_dir, opts.repo_name)
     is_test = test_predicate(opts.test_paths)
     client = GitHubClient.from_env(opts.github_api)
+    say = opts.progress or (lambda line: None)
+    if opts.require_issue and client is None:
+        say("--require-issue without GITHUB_TOKEN: no issue can be looked up, so every candidate is rejected")
     table = P.PipelineTable()
+    say(f"reading the history of {name}")
     plans, main_line = _plans(repo_dir, opts, table)
+    say(f"{table.counts['commits scanned']} commits, {len(plans)} pull requests"
+        + (" and commits" if opts.include_commits else "") + " to look at")
     tasks: list[Task] = []
     chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
     # git diffs in worker threads while this one turns earlier diffs into tasks: the next
@@ -217,8 +212,8 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
                         continue
                     table.add("with statement")
                     tasks.append(task)
-                    if opts.progress:
-                        opts.progress(task.instance_id)
+                    say(f"candidate {len(tasks)}: {task.instance_id} (statement from "
+                        f"{task.model_extra.get('problem_source')})")
                     if enough():
                         break
                 if enough():
@@ -229,9 +224,10 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
         pool.shutdown(wait=True, cancel_futures=True)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
+        say(f"reading the versions of {len(tasks)} candidates")
         assign_versions(repo_dir, tasks, main_line, repo=name)
-    _attach_environments(repo_dir, tasks, opts, table)
-    return CollectResult(tasks, table, repo_dir, name)
+    setups = attach_environments(repo_dir, tasks, opts, table)
+    return CollectResult(tasks, table, repo_dir, name, setups)
 
 
 def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = False) -> list[str | None]:
@@ -323,7 +319,7 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
         return None
     statement = _statement(name, plan, client, patch, test_patch)
     if opts.require_issue and statement.problem_source != "issue":
-        table.reject(P.NO_LINKED_ISSUE)
+        table.reject(P.API_FAILED if statement.api_error else P.NO_LINKED_ISSUE)
         return None
     table.problem_sources[statement.problem_source] += 1
     return Task(
@@ -342,6 +338,7 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
         **({"pull_number": plan.pr_number} if plan.pr_number is not None else {}),
         **({"merge_kind": plan.kind} if plan.pr_number is not None else {}),
         **({"issue_numbers": statement.issue_numbers} if statement.issue_numbers else {}),
+        **({"api_error": statement.api_error} if statement.api_error else {}),
     )
 
 
@@ -361,37 +358,10 @@ def _statement(name: str, plan: _Plan, client: GitHubClient | None, patch: str,
                 stmt = statement_from_issues(client, name, numbers, plan.created_at)
                 if stmt is not None:
                     return stmt
-        except GitHubError:
-            pass  # the API went away mid-run: the message still makes a statement
+        except GitHubError as exc:
+            # The API went away mid-run: the message still makes a statement (said on the row).
+            stmt = fallback_statement(message, kind="merge", patch=patch, test_patch=test_patch)
+            stmt.api_error = str(exc)[:300]
+            return stmt
     return fallback_statement(message, kind=plan.kind if plan.kind == "commit" else "merge",
                               patch=patch, test_patch=test_patch)
-
-
-def _attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
-                         table: P.PipelineTable) -> None:
-    """One environment per version group: the row's own, a --recipe, or issuebench.setup."""
-    recipe = load_recipe(opts.recipe) if opts.recipe else None
-    for group in group_by_version(tasks).values():
-        spec = recipe or next((t.env for t in group if t.env is not None), None)
-        if spec is None and opts.run_setup:
-            spec = _setup_group(repo_dir, group[0])
-        for task in group:
-            if task.env is None and spec is not None:
-                task.env = spec
-            if task.env is not None:
-                table.add("set up")
-
-
-def _setup_group(repo_dir: Path, task: Task) -> EnvSpec | None:
-    """Ask issuebench.setup for a spec at the group's environment commit, when it is installed."""
-    try:
-        from issuebench.setup import setup_repository  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    try:
-        result = setup_repository(repo_dir, commit=task.environment_setup_commit,
-                                  date=task.created_at, repo_name=task.repo)
-    except Exception:  # a group that cannot be set up stays without env; validate says why
-        return None
-    spec = getattr(result, "spec", result)
-    return spec if isinstance(spec, EnvSpec) else None

@@ -15,6 +15,7 @@ from typing import Any
 
 # Rejection reasons, one vocabulary for collect and validate.
 NO_LINKED_ISSUE = "no linked issue"
+API_FAILED = "issue lookup failed"  # --require-issue, and the API did not answer
 NO_TEST_CHANGE = "no test change"
 NO_CODE_CHANGE = "no code change"
 DIFF_FAILED = "diff failed"  # the clone lacks an object the candidate's diff needs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -55,6 +56,10 @@ class GitHubClient:
     base_url: str
     token: str | None = None
     timeout: float = 20.0
+    # A server error or a rate limit is waited out and tried again this many times; a wait the
+    # server asks for (Retry-After, X-RateLimit-Reset) is honoured up to max_wait seconds.
+    retries: int = 3
+    max_wait: float = 60.0
 
     @classmethod
     def from_env(cls, base_url: str | None = None) -> GitHubClient | None:
@@ -66,16 +71,26 @@ class GitHubClient:
         return cls(url.rstrip("/"), token)
 
     def _get(self, path: str) -> tuple[object, str]:
+        for attempt in range(self.retries + 1):
+            try:
+                return self._get_once(path)
+            except urllib.error.HTTPError as exc:
+                wait = _retry_wait(exc, attempt)
+                if wait is None or attempt == self.retries or wait > self.max_wait:
+                    raise GitHubError(f"GET {path}: {exc}") from exc
+                time.sleep(wait)
+            except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as exc:
+                raise GitHubError(f"GET {path}: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    def _get_once(self, path: str) -> tuple[object, str]:
         req = urllib.request.Request(f"{self.base_url}{path}" if path.startswith("/") else path)
         req.add_header("Accept", "application/vnd.github+json")
         req.add_header("User-Agent", "issuebench-collect")
         if self.token:
             req.add_header("Authorization", f"Bearer {self.token}")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return json.loads(resp.read().decode()), resp.headers.get("Link", "")
-        except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as exc:
-            raise GitHubError(f"GET {path}: {exc}") from exc
+        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            return json.loads(resp.read().decode()), resp.headers.get("Link", "")
 
     def _get_all(self, path: str) -> list[dict]:
         items: list[dict] = []
@@ -110,6 +125,22 @@ class GitHubClient:
         return data if isinstance(data, dict) else None
 
 
+def _retry_wait(exc: urllib.error.HTTPError, attempt: int) -> float | None:
+    """Seconds to wait before asking again, or None when asking again cannot help: a server
+    error (5xx) backs off; a rate limit (429, or 403 with no requests left) waits as told."""
+    headers = exc.headers or {}
+    limited = exc.code == 429 or (exc.code == 403 and headers.get("X-RateLimit-Remaining") == "0")
+    if not limited and exc.code < 500:
+        return None
+    after = headers.get("Retry-After")
+    if after and after.strip().isdigit():
+        return float(after)
+    reset = headers.get("X-RateLimit-Reset")
+    if limited and reset and reset.strip().isdigit():
+        return max(0.0, float(reset) - time.time())
+    return 2.0 ** attempt
+
+
 def _next_link(link_header: str) -> str | None:
     for part in link_header.split(","):
         match = re.search(r'<([^>]+)>;\s*rel="next"', part)
@@ -124,6 +155,7 @@ class Statement:
     hints_text: str
     problem_source: str  # "issue" | "pr_message" | "commit_message"
     issue_numbers: list[int]
+    api_error: str = ""  # why the API could not give the linked issues (the message stands in)
 
 
 def statement_from_issues(client: GitHubClient, repo: str, numbers: Iterable[int],

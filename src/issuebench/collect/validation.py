@@ -25,9 +25,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
+from issuebench.collect.quality import quality_flags
 from issuebench.envs import resolve_spec
 from issuebench.errors import IssuebenchError
 from issuebench.executors import Executor, Failure
+from issuebench.grading import exit_code_unexplained
 from issuebench.harness import (
     EvalOptions,
     InstanceLog,
@@ -39,7 +41,7 @@ from issuebench.harness import (
 )
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
 from issuebench.repos import find_repo
-from issuebench.setup import fallback_spec, remembered_spec
+from issuebench.setup import fallback_spec, remembered, remembered_spec
 
 PASS, FAIL, OTHER = "pass", "fail", "other"
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
@@ -169,6 +171,15 @@ def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
     return P.RUN_FAILED, f"{status.value}: {run.reason}"
 
 
+def _with_setup_reason(task: Task, detail: str) -> str:
+    """An install failure's detail, with why setup found no recipe for the task's version when it
+    tried (collect's setup or --setup-fallback's): "no environment recipe" alone hides the cause."""
+    entry = remembered(task)
+    if entry and not entry.get("accepted"):
+        return f"setup of {task.repo} {task.version} found no recipe: {entry.get('reason') or 'unknown'}; {detail}"
+    return detail
+
+
 def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
     """Re-validate one task from scratch (existing FAIL_TO_PASS / PASS_TO_PASS are ignored)."""
     start = time.monotonic()
@@ -194,6 +205,13 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
             failure = _run_failure(run, gold)
             if failure is None or failure[0] != P.INSTALL_FAILED:
                 verdict.set_up = True
+            if failure is None and gold and exit_code_unexplained(run.status_map, getattr(run, "returncode", None)):
+                # eval never resolves a run whose command fails with no failing test (yarl's
+                # coverage fail-under): a task kept on it could not be resolved by any patch.
+                failure = (P.RUN_FAILED, f"with the gold patch the test command exits {run.returncode} and no "
+                                         "test fails (a coverage threshold, say): eval would resolve nothing")
+            if failure and failure[0] == P.INSTALL_FAILED:
+                failure = (failure[0], _with_setup_reason(task, failure[1]))
             if failure:
                 verdict.reason, verdict.detail = failure
                 verdict.seconds = time.monotonic() - start
@@ -223,6 +241,7 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
         verdict.detail = ", ".join(verdict.broken[:5])
     else:
         verdict.kept = True
+        task.quality_flags = quality_flags(task, before)  # type: ignore[attr-defined]
     verdict.seconds = time.monotonic() - start
     return verdict
 

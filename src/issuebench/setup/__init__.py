@@ -4,14 +4,20 @@
 recipe; see docs/setup.md.
 """
 
-from issuebench.setup.fallback import fallback_spec, remembered_spec
-from issuebench.setup.loop import Attempt, SetupResult, setup_repository
+from issuebench.setup.fallback import fallback_spec, remember, remembered, remembered_spec
+from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult, setup_repository
 from issuebench.setup.recipe_io import write_recipe
+from issuebench.setup.runner import FILE_BUDGET
 
 __all__ = [
+    "FILE_BUDGET",
+    "TEST_TIMEOUT",
+    "TIME_LIMIT",
     "Attempt",
     "SetupResult",
     "fallback_spec",
+    "remember",
+    "remembered",
     "remembered_spec",
     "setup_repository",
     "write_recipe",

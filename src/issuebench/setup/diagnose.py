@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from issuebench.setup.data import load
+from issuebench.setup.log_regex import compile_log_pattern
 
 KINDS = ("python_version", "missing_module", "build_failure", "incompatible_dependency",
          "pytest_option", "test_collection_error", "test_command_wrong", "tests_failed", "needs_network")
@@ -28,11 +28,12 @@ class Diagnosis:
 
 
 @functools.cache
-def _patterns() -> list[tuple[re.Pattern[str], dict[str, Any]]]:
+def _patterns() -> list[tuple[Any, dict[str, Any]]]:
     out = []
     for entry in load("diagnose")["pattern"]:
         args = {k: v for k, v in entry.items() if k not in ("regex",)}
-        out.append((re.compile(entry["regex"], re.MULTILINE), args))
+        # RE2: a log is untrusted text, and the table's patterns must not backtrack over it.
+        out.append((compile_log_pattern(entry["regex"]), args))
     return out
 
 

@@ -93,6 +93,8 @@ def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -
     submodules (docs themes, test data) are no distributions."""
     for path in _SUBMODULE_PATH.findall(text):
         path = path.strip("/")
+        if not any(f.startswith(path + "/") for f in files) and path not in facts.absent_submodules:
+            facts.absent_submodules.append(path)
         if not path.isidentifier() or any(f.startswith(path + "/") for f in files):
             continue
         if not re.search(rf"^\s*(from|import)\s+{path}\b", setup_py, re.MULTILINE):

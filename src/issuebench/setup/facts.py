@@ -39,6 +39,9 @@ class Facts:
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
     notes: list[str] = field(default_factory=list)
+    # Git submodules the snapshot does not hold (a clone has no submodule checkout): test data
+    # under them is absent, which no environment can mend.
+    absent_submodules: list[str] = field(default_factory=list)
 
     @property
     def uses_pytest(self) -> bool:

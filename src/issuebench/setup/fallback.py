@@ -78,7 +78,22 @@ def _search(task: Task, source: Path, builder: Any, sandbox: Any, why: str) -> d
                                   builder=builder, sandbox=sandbox, repo_name=task.repo)
     except IssuebenchError as exc:
         return {"accepted": False, "commit": task.base_commit, "reason": exc.message, "because": why}
-    return {"accepted": result.success, "commit": task.base_commit, "because": why,
+    return _entry(result, task.base_commit, why)
+
+
+def _entry(result: Any, commit: str, why: str) -> dict[str, Any]:
+    return {"accepted": result.success, "commit": commit, "because": why,
             "reason": result.reason, "env": result.spec.model_dump(mode="json") if result.spec else None,
             "tests_run": result.tests_run, "tests_passed": result.tests_passed,
             "failing_tests": result.failing_tests}
+
+
+def remember(task: Task, result: Any, commit: str) -> None:
+    """Keep a setup `collect` ran for the task's version as the version's fallback outcome (when
+    none is remembered yet): the fallback then uses it, or knows it failed, without searching."""
+    store = _store()
+    with (store / f".{_key(task)}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if remembered(task) is None:
+            entry = _entry(result, commit, "set up by collect for this version")
+            (store / f"{_key(task)}.json").write_text(json.dumps(entry, indent=2), encoding="utf-8")

@@ -9,11 +9,13 @@ and ids it cannot find get a second run without them.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from issuebench.models import TestStatus
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
+from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import Plan
 from issuebench.setup.runner import Run, Runner
 from issuebench.setup.sample import (
@@ -35,6 +37,13 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
                   threshold: float) -> tuple[Run, str]:
     """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
     when the sample passes, one confirmation run on a larger sample in the same environment."""
+    run, judged_on = _judge_attempt(runner, plan, facts, tree, threshold)
+    leave_out_absent_submodules(run, facts.absent_submodules)
+    return run, judged_on
+
+
+def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
+                   threshold: float) -> tuple[Run, str]:
     built, failed = runner.build(plan)
     if built is None:
         assert failed is not None
@@ -43,30 +52,56 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     if samples is None and plan.runner == "pytest":
         samples = id_samples(runner.test(built, plan, collect_command(plan), "collecting").log)
     if samples is None:
-        # As for samples, one unimportable module (a docs conf.py, say) counts as one error.
+        # A module that cannot be imported (a docs conf.py, say) does not hide the others' results.
         command = plan.suite_command + (KEEP_GOING if plan.runner == "pytest" else "")
         run = judge(runner, built, plan, command, "whole suite", tree)
         files = suite_files(plan, facts, tree)
+        run.defined_tests = defined_tests(built.workspace, files or [p for p in tree.files() if _UNITTEST_FILE.search(p)])
         if run.statuses or "\n[timeout]" not in run.log or len(files) <= SAMPLE_FILES // 2:
             return run, ""
         # The whole suite outran the test timeout before printing a result: judge a few files.
         sample = Sample(pick(files, SAMPLE_FILES // 2), len(files))
-        return judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}",
-                     tree), f"{sample.describe()} (the whole suite timed out)"
+        run = judge(runner, built, plan, sample_command(plan, sample), f"sample of {sample.describe()}", tree)
+        run.defined_tests = defined_tests(built.workspace, sample.files)
+        return run, f"{sample.describe()} (the whole suite timed out)"
     first, confirm = samples
     run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
-    if run.passed == 0 or run.ratio() < threshold or confirm.files == first.files:
+    run.defined_tests = _defined_in(built.workspace, first)
+    leave_out_absent_submodules(run, facts.absent_submodules)
+    if refusal(run, threshold) is not None or confirm.files == first.files:
         return run, first.describe()
     return _confirm(runner, built, plan, first, confirm, run, tree)
 
 
+# unittest discovery's default pattern, test*.py.
+_UNITTEST_FILE = re.compile(r"(^|/)test[^/]*\.py$")
+# A test function or method as written (parametrization and classes can only add to the count).
+_TEST_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+test", re.MULTILINE)
+
+
+def defined_tests(workspace: Path, files: list[str]) -> int:
+    """How many test functions the files define: a suite of three tests cannot show five."""
+    total = 0
+    for path in files:
+        try:
+            total += len(_TEST_DEF.findall((workspace / path).read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return total
+
+
+def _defined_in(workspace: Path, sample: Sample) -> int:
+    if sample.unit == "tests":
+        return len(sample.files)         # test ids: each is one test
+    return defined_tests(workspace, sample.files)
+
+
 # pytest's closing line; one longer than the terminal has no `=` fill (sympy 1.2: " 178 passed, ...
 # 1 error in 73.92 seconds ").
-_PASSED_SUMMARY = re.compile(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s",
-                             re.MULTILINE)
+_PASSED_SUMMARY = compile_log_pattern(r"^=+ .*\b\d+ passed\b|^ *(?:\d+ \w+, )*\d+ passed\b[^\n]* in [\d.]+ ?s")
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = compile_log_pattern(r"\x1b\[[0-9;]*m")
 
 
 def quiet_pytest(run: Run, plan: Plan) -> Diagnosis | None:
@@ -89,28 +124,85 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
     of a second run. Only results of the repository's own test files count."""
     if plan.runner == "pytest" and " -v" not in f" {command} ":
         command += " -v"        # one line per test as it ends: a run cut by the timeout still counts
-    run = runner.test(built, plan, command, what)
+    run = runner.test(built, plan, command, what, per_file=True)
     refused = ("unrecognized arguments", "no such option")    # argparse's words, and optparse's (pytest 2)
     if KEEP_GOING in command and any(w in run.log for w in refused) and KEEP_GOING.strip() in run.log:
         command = command.replace(KEEP_GOING, "")
-        run = runner.test(built, plan, command, what)
+        run = runner.test(built, plan, command, what, per_file=True)
     trimmed = without_unfound_ids(command, run.log) if not run.statuses else None
     if trimmed is not None:
-        run = runner.test(built, plan, trimmed, what)
+        run = runner.test(built, plan, trimmed, what, per_file=True)
     if plan.runner == "pytest":
-        if not run.statuses and "\n[timeout]" in run.log:
-            run.statuses = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))}
+        verbose = {m.group(1): TestStatus(m.group(2)) for m in _VERBOSE_LINE.finditer(_ANSI.sub("", run.log))
+                   if m.group(1).split("::", 1)[0] not in run.cut_files}
+        if not run.statuses and ("\n[timeout]" in run.log or "\n[output_limit]" in run.log):
+            run.statuses = verbose        # a run cut short: what finished before the cut
+        else:
+            # -rA's summary names no skipped test (`SKIPPED [2] file:line: reason`); -v's lines do,
+            # and skipped tests are counted: a suite that mostly skips does not show an environment.
+            run.statuses.update({t: s for t, s in verbose.items() if s == TestStatus.SKIPPED and t not in run.statuses})
         run.statuses = counted_here(run.statuses, tree)
     return run
 
 
+def leave_out_absent_submodules(run: Run, submodules: list[str]) -> None:
+    """Test modules whose collection error names a path under a submodule the clone lacks (tomlkit's
+    toml-test suite) are the clone's fault: left out of the judgement and named, like a file cut
+    for time."""
+    if not submodules:
+        return
+    for module in run.import_failed:
+        start = run.log.find(f"ERROR collecting {module}")
+        if start < 0:
+            continue
+        end = run.log.find("\n____", start + 1)
+        report = run.log[start:end if end > 0 else start + 20000]
+        if any(f"{path}/" in report or report.rstrip().endswith(path) for path in submodules):
+            del run.statuses[module]
+            run.lacking_clone.append(module)
+
+
 # `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
-_VERBOSE_LINE = re.compile(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b", re.MULTILINE)
+_VERBOSE_LINE = compile_log_pattern(r"^(\S+::\S+) (PASSED|FAILED|ERROR|SKIPPED|XFAIL)\b")
 
 
 def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sample,
              first_run: Run, tree: SourceTree) -> tuple[Run, str]:
     run = judge(runner, built, plan, sample_command(plan, confirm), f"confirming on {confirm.describe()}", tree)
-    if not run.statuses:          # the larger run broke down (a timeout, say): the sample stands
-        return first_run, f"{first.describe()}; the confirmation run reported no test"
+    run.defined_tests = _defined_in(built.workspace, confirm)
+    if not run.statuses:
+        # The larger run broke down (a timeout, say): the first sample alone does not decide.
+        return run, f"{confirm.describe()}; the confirmation run reported no test"
     return run, confirm.describe()
+
+
+# pytest-cov's fail-under message: the run exits 1 whatever its tests did.
+COVERAGE_FAILURE = compile_log_pattern(r"Coverage failure: total of \S+ is less than fail-under|"
+                                       r"FAIL Required test coverage of")
+# An attempt is judged on at least this many tests that ran (neither skipped nor cut for time):
+# a handful passing says little about an environment.
+MIN_TESTS = 5
+# Over this share of the collected tests skipped, the tests that matter did not run (optional
+# dependencies missing, a platform guard): the environment is not accepted on the rest.
+MAX_SKIPPED_SHARE = 0.5
+
+
+def refusal(run: Run, threshold: float, min_tests: int = MIN_TESTS) -> str | None:
+    """Why the run does not accept its environment, or None when it does."""
+    if run.stage != "test":
+        return "the build failed"
+    ran, skipped, broken = len(run.counted), len(run.skipped), len(run.import_failed)
+    if run.passed == 0:
+        return "no test passed" + (f" ({broken} test modules failed to import)" if broken else "")
+    # The floor: a suite (or sample) that defines fewer tests is held to what it defines.
+    floor = min(min_tests, run.defined_tests) if run.defined_tests is not None else min_tests
+    if ran < floor:
+        return f"only {ran} tests ran (at least {floor} needed)"
+    if skipped > MAX_SKIPPED_SHARE * (ran + skipped):
+        return f"{skipped} of {ran + skipped} collected tests skipped (over {MAX_SKIPPED_SHARE:.0%})"
+    if COVERAGE_FAILURE.search(run.log):
+        return "pytest-cov's fail-under fails the run though its tests pass (every graded run would fail)"
+    if run.ratio() < threshold:
+        return (f"{run.ratio():.0%} of the judged tests passed (needs {threshold:.0%})"
+                + (f"; {broken} test modules failed to import, each counted as its tests failing" if broken else ""))
+    return None

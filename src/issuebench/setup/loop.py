@@ -19,19 +19,23 @@ from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
 from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
-from issuebench.setup.judging import judge_attempt, quiet_pytest
+from issuebench.setup.judging import MIN_TESTS, judge_attempt, quiet_pytest, refusal
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
 from issuebench.setup.plan import Plan, initial_plan
 from issuebench.setup.pyversions import installed_minors, rank_pythons, released_by, satisfies
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
-from issuebench.setup.runner import Progress, Run, Runner
+from issuebench.setup.runner import FILE_BUDGET, Progress, Run, Runner
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
 
 # Attempts that change only how the tests run reuse the last build; at most this many per build.
 ATTEMPTS_PER_BUILD = 3
+# Defaults that end a setup within minutes on any repository: seconds one test run may take, and
+# seconds after which no attempt starts and a running test run is cut.
+TEST_TIMEOUT = 600.0
+TIME_LIMIT = 1200.0
 _FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
 
 
@@ -43,6 +47,10 @@ class Attempt:
     stage: str                       # where it stopped: "build" | "test" | "accepted"
     tests_run: int = 0
     tests_passed: int = 0
+    tests_skipped: int = 0
+    modules_unimportable: int = 0    # test modules that failed to import (each counts as its tests failing)
+    files_cut: list[str] = field(default_factory=list)   # test files that ran out of their time budget
+    refusal: str = ""                # why the attempt did not accept its environment
     error_kind: str | None = None
     error: str = ""                  # excerpt of the log that explains the failure
     fix: str | None = None           # the fix this failure led to (applied in the next attempt)
@@ -70,6 +78,10 @@ class SetupResult:
     # Failing tests whose reports show they reached for the internet: not counted against the
     # environment (they are among failing_tests too, which tasks built on the recipe exclude).
     offline_tests: list[str] = field(default_factory=list)
+    tests_skipped: int = 0
+    unimportable_modules: list[str] = field(default_factory=list)
+    files_cut: list[str] = field(default_factory=list)
+    judged_on: str = ""
 
     @property
     def iterations(self) -> int:
@@ -85,6 +97,8 @@ class SetupResult:
             "success": self.success, "repo": self.repo, "commit": self.commit, "date": self.date,
             "python": self.python, "iterations": self.iterations, "seconds": round(self.seconds, 2),
             "tests_run": self.tests_run, "tests_passed": self.tests_passed,
+            "tests_skipped": self.tests_skipped, "modules_unimportable": len(self.unimportable_modules),
+            "files_cut": self.files_cut, "judged_on": self.judged_on,
             "tests_offline": len(self.offline_tests), "reason": self.reason,
             "recipe": self.recipe(),
         }
@@ -95,7 +109,9 @@ class SetupResult:
             "repo": self.repo, "commit": self.commit, "date": self.date, "accepted": self.success,
             "env": self.spec.model_dump(mode="json") if self.spec else None,
             "suite_command": self.suite_command, "test_args": self.test_args,
-            "tests_run": self.tests_run, "tests_passed": self.tests_passed,
+            "tests_run": self.tests_run, "tests_passed": self.tests_passed, "tests_skipped": self.tests_skipped,
+            "unimportable_modules": self.unimportable_modules, "files_cut": self.files_cut,
+            "judged_on": self.judged_on,
             "failing_tests": self.failing_tests, "offline_tests": self.offline_tests,
             "attempts": [{k: v for k, v in asdict(a).items() if v not in (None, "", [], {})} for a in self.attempts],
         }
@@ -105,14 +121,18 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                      max_iterations: int = 4, model: str | ModelClient | None = None,
                      threshold: float = 0.95, builder: Any = None, sandbox: Any = None,
                      memory: RecipeMemory | bool | None = True, repo_name: str | None = None,
-                     test_timeout: float = 1200.0, work_dir: Path | None = None,
-                     progress: Progress | None = None) -> SetupResult:
+                     test_timeout: float = TEST_TIMEOUT, work_dir: Path | None = None,
+                     progress: Progress | None = None, file_budget: float = FILE_BUDGET,
+                     time_limit: float | None = TIME_LIMIT, min_tests: int = MIN_TESTS) -> SetupResult:
     """Find how to install and test a repository at a commit (or a source folder at a date).
 
     `progress`, when given, receives a line whenever an attempt moves on and every few seconds
-    while its tests run.
+    while its tests run. Each test file of a judging run may take `file_budget` seconds (a file
+    cut for time neither passes nor fails the environment), each test run `test_timeout`, and no
+    attempt starts, nor test run goes on, past `time_limit` seconds from the start.
     """
     started = time.monotonic()
+    deadline = started + time_limit if time_limit else None
     tree = SourceTree.open(src, commit)
     when = normalise_date(date or tree.date())
     committed = normalise_date(tree.date()) if tree.commit else None
@@ -140,10 +160,12 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     store = RecipeMemory() if memory is True else (memory or None)
     queue = [*(_remembered_plans(store, repo, when, facts, pythons) if store else []),
              initial_plan(facts, tree, date=when, pythons=pythons)]
-    runner = Runner(builder, sandbox, test_timeout, work_dir, tree, progress)
+    runner = Runner(builder, sandbox, test_timeout, work_dir, tree, progress, file_budget=file_budget,
+                    deadline=deadline)
     ctx = RuleContext(tree=tree, facts=facts)
     attempts: list[Attempt] = []
-    best: tuple[Run, Plan] | None = None
+    best: tuple[Run, Plan, str] | None = None
+    timed_out = False
     plan = queue.pop(0)
     try:
         builds: set[str] = set()
@@ -155,20 +177,30 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
             builds.add(plan.built_spec().env_hash())
             if len(builds) > max(1, max_iterations) or iteration > ATTEMPTS_PER_BUILD * max(1, max_iterations):
                 break
+            if deadline is not None and time.monotonic() >= deadline:
+                runner.say(f"time limit of {time_limit:g}s reached: no further attempt")
+                timed_out = True
+                break
             ctx.pythons_tried.add(plan.spec.python)
             runner.say(f"attempt {iteration} [{plan.origin}]")
             run, judged_on = judge_attempt(runner, plan, facts, tree, threshold)
+            refused = refusal(run, threshold, min_tests)
             attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
-                              tests_run=len(run.counted), tests_passed=run.passed, judged_on=judged_on,
+                              tests_run=len(run.counted), tests_passed=run.passed, tests_skipped=len(run.skipped),
+                              modules_unimportable=len(run.import_failed), files_cut=run.cut_files,
+                              refusal=refused or "", judged_on=judged_on,
                               spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
             attempts.append(attempt)
-            accepted = run.stage == "test" and run.passed > 0 and run.ratio() >= threshold
+            accepted = refused is None
             # The result is the accepted attempt's; short of one, the attempt that passed most. An
             # earlier attempt may have passed more tests and still been rejected (a lower share).
             if accepted or (run.stage == "test" and (best is None or run.passed > best[0].passed)):
-                best = (run, plan)
-            runner.say(f"attempt {iteration}: {'accepted' if accepted else run.stage} "
-                       f"({run.passed}/{len(run.counted)} passed{', ' + judged_on if judged_on else ''})")
+                best = (run, plan, judged_on)
+            runner.say(f"attempt {iteration}: {'accepted' if accepted else run.stage + ': ' + (refused or '')} "
+                       f"({run.passed}/{len(run.counted)} passed, {len(run.skipped)} skipped, "
+                       f"{len(run.import_failed)} modules unimportable"
+                       f"{', ' + str(len(run.cut_files)) + ' files cut for time' if run.cut_files else ''}"
+                       f"{', ' + judged_on if judged_on else ''})")
             if accepted:
                 attempt.stage = "accepted"
                 attempt.seconds = round(time.monotonic() - t0, 2)
@@ -176,7 +208,8 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
             diagnosis = quiet_pytest(run, plan) or diagnose(run.log)
             attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
             attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
-            if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses:
+            if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses and \
+                    refused is not None and "judged tests passed" in refused:
                 attempt.seconds = round(time.monotonic() - t0, 2)
                 break           # the suite needs the internet: no environment passes it offline
             fix = None
@@ -204,7 +237,10 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                 plan.origin = ("model: " if fix.description.startswith("model") else "rule: ") + fix.description
     finally:
         runner.close()
-    return _result(repo, tree, when, attempts, best, threshold, store, started)
+    result = _result(repo, tree, when, attempts, best, threshold, store, started)
+    if timed_out and not result.success:
+        result.reason = f"time limit of {time_limit:g}s reached; {result.reason}"
+    return result
 
 
 
@@ -219,7 +255,7 @@ def has_tests(tree: SourceTree, facts: Facts) -> bool:
 
 
 def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],
-            best: tuple[Run, Plan] | None, threshold: float, store: RecipeMemory | None,
+            best: tuple[Run, Plan, str] | None, threshold: float, store: RecipeMemory | None,
             started: float) -> SetupResult:
     success = bool(attempts) and attempts[-1].stage == "accepted"
     if best is None:
@@ -227,9 +263,10 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         return SetupResult(False, repo, tree.commit, when, EnvSpec.model_validate(last.spec) if last else None,
                            None, [], None, 0, 0, [], attempts, time.monotonic() - started,
                            reason=f"no attempt ran the tests ({last.error_kind or 'unknown error'})" if last else "")
-    run, plan = best
+    run, plan, judged_on = best
+    refused = next((a.refusal for a in reversed(attempts) if a.refusal and a.tests_passed == run.passed), "")
     reason = "" if success else (f"best attempt passed {run.passed}/{len(run.counted)} tests "
-                                 f"(needs {threshold:.0%})")
+                                 f"({refused or f'needs {threshold:.0%}'})")
     # The whole log of the best run: an attempt's excerpt may stop before the file's name.
     told = f"{attempts[-1].error or ''}\n{run.log}"
     lacking = [p for p in tree.missing_files() if p.rsplit("/", 1)[-1] in told] if not success else []
@@ -244,6 +281,9 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
                                    "(listed in the recipe's failing_tests)"]
+    if run.lacking_clone:
+        spec.notes = [*spec.notes, f"setup: {', '.join(run.lacking_clone)} could not import for want of a git "
+                                   "submodule the clone lacks: left out of the judgement"]
     offline = run.offline
     if offline:
         spec.notes = [*spec.notes, f"setup: {len(offline)} of them fail only for want of the internet, "
@@ -253,7 +293,8 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         store.save(repo, tree.commit, when, plan.spec, plan.runner, plan.test_args, len(run.counted), run.passed)
     return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
                        len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason,
-                       offline_tests=offline)
+                       offline_tests=offline, tests_skipped=len(run.skipped),
+                       unimportable_modules=run.import_failed, files_cut=run.cut_files, judged_on=judged_on)
 
 
 def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,

@@ -10,22 +10,24 @@ whose report is missing (a run cut by the timeout, `--tb=no`) stays an ordinary 
 from __future__ import annotations
 
 import functools
-import re
+from typing import Any
 
 from issuebench.setup.data import load
+from issuebench.setup.log_regex import compile_log_pattern
 
-# A long name leaves room for one underscore each side; `_ _ _` lines split a traceback's frames.
-_PYTEST_HEADER = re.compile(r"^_+ (?:(?:ERROR|FAILURE) at (?:setup|teardown) of )?(?P<name>(?!_ )\S.*?) _+$",
-                            re.MULTILINE)
-_PYTEST_END = re.compile(r"^(={3,} .*={3,}|-{3,} .*-{3,})$", re.MULTILINE)
-_UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): (?P<name>\S.*)$", re.MULTILINE)
-_UNITTEST_END = re.compile(r"^(={20,}|-{20,}\nRan \d+ tests?)", re.MULTILINE)
+# A long name leaves room for one underscore each side; `_ _ _` lines split a traceback's frames
+# (a name never starts with `_ `). RE2: these run over the whole log.
+_PYTEST_HEADER = compile_log_pattern(
+    r"^_+ (?:(?:ERROR|FAILURE) at (?:setup|teardown) of )?(?P<name>(?:[^\s_]|_\S).*?) _+$")
+_PYTEST_END = compile_log_pattern(r"^(={3,} .*={3,}|-{3,} .*-{3,})$")
+_UNITTEST_HEADER = compile_log_pattern(r"^(?:FAIL|ERROR): (?P<name>\S.*)$")
+_UNITTEST_END = compile_log_pattern(r"^(={20,}|-{20,}\nRan \d+ tests?)")
 
 
 @functools.cache
-def _network() -> re.Pattern[str]:
+def _network() -> Any:
     regexes = [p["regex"] for p in load("diagnose")["pattern"] if p["kind"] == "needs_network"]
-    return re.compile("|".join(f"(?:{r})" for r in regexes))
+    return compile_log_pattern("|".join(f"(?:{r})" for r in regexes))
 
 
 def offline_failures(log: str, failing: list[str]) -> list[str]:
@@ -36,21 +38,23 @@ def offline_failures(log: str, failing: list[str]) -> list[str]:
     return [test for test in failing if _report_names(test) & cut_off]
 
 
-def _reports(log: str, header: re.Pattern[str], end: re.Pattern[str]) -> set[str]:
+def _reports(log: str, header: Any, end: Any) -> set[str]:
     """Names of the reports (a header and the text up to the next header or section end) that
     show the network signature."""
     heads = list(header.finditer(log))
     names = set()
     for i, head in enumerate(heads):
         stop = heads[i + 1].start() if i + 1 < len(heads) else len(log)
-        closing = end.search(log, head.end(), stop)
-        body = log[head.end():closing.start() if closing else stop]
+        # The report's own slice is searched (RE2 reads the whole text it is given at each call).
+        body = log[head.end():stop]
+        closing = end.search(body)
+        body = body[:closing.start()] if closing else body
         if _network().search(body):
             names |= _header_names(head.group("name").strip())
     return names
 
 
-_UNITTEST_NAME = re.compile(r"^(?P<method>\w+) \((?P<where>[\w.]+)\)")
+_UNITTEST_NAME = compile_log_pattern(r"^(?P<method>\w+) \((?P<where>[\w.]+)\)", multiline=False)
 
 
 def _header_names(header: str) -> set[str]:
@@ -78,4 +82,4 @@ def _report_names(test_id: str) -> set[str]:
 
 
 # pytest 2's verbose ids: `test_requests.py:106: RequestsTestCase.test_get`
-_LOCATED_ID = re.compile(r"^\S+:\d+: (?P<name>\S+)$")
+_LOCATED_ID = compile_log_pattern(r"^\S+:\d+: (?P<name>\S+)$", multiline=False)

@@ -87,9 +87,23 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
         env_vars=env_vars,
+        pre_test=[REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]],
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons)
+
+
+# The environment's editable install compiled the base commit's extensions in place; a patch that
+# changes their C sources (every simplejson task changes _speedups.c) is compiled before its tests,
+# or they run the old code. Failing to compile leaves the old build (and the pure-Python fallback).
+REBUILD_EXTENSIONS = "python setup.py build_ext --inplace -q >/dev/null 2>&1 || true"
+_EXTENSION = re.compile(r"\bExtension\(|\bext_modules\s*=")
+
+
+def builds_extensions(tree: SourceTree) -> bool:
+    """Does setup.py compile extension modules (setuptools' Extension, ext_modules)?"""
+    text = tree.read("setup.py") if tree.exists("setup.py") else None
+    return bool(text and _EXTENSION.search(text))
 
 
 DEVELOP_INSTALL = "python setup.py develop --no-deps"
@@ -169,7 +183,9 @@ def _pytest_words(command: str, dirs: set[str], tree: SourceTree) -> tuple[list[
             value = None if "=" in word or name not in _TAKES_VALUE else next(rest, None)
             if name in _KEEP_FLAGS or name in _KEEP_WITH_VALUE:
                 options += [word] + ([value] if value is not None else [])
-        elif word.rstrip("/") in dirs or tree.exists(word):
+        elif word.rstrip("/") in dirs or (tree.exists(word) and word.endswith(".py")):
+            # A file of another kind (tqdm's tests_notebook.ipynb, for nbval) is a plugin's input:
+            # that command does not run the suite.
             paths.append(word.rstrip("/"))
     return paths, options
 

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 
-from issuebench.envs import python_table
+from issuebench.envs import installed_pythons, python_table
 
 _CLAUSE = re.compile(r"^\s*(~=|===|==|!=|<=|>=|<|>)?\s*([0-9][0-9a-z.*]*)\s*$")
 
@@ -76,10 +76,6 @@ def adopted_by(minor: str, date: str | None) -> bool:
 
 def installed_minors() -> list[str]:
     """Minor versions of the interpreters on this machine, newest first."""
-    try:
-        from issuebench.envs import installed_pythons
-    except ImportError:  # pragma: no cover - envs not installed
-        return []
     seen: dict[str, None] = {}
     for info in installed_pythons():
         seen.setdefault(info.minor, None)

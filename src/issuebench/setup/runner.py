@@ -23,7 +23,9 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import ensure_env_with_overlay
 from issuebench.models import EnvSpec, TestStatus
 from issuebench.parsers import get_parser
-from issuebench.sandbox import Limits, get_sandbox
+from issuebench.sandbox import Bind, Limits, get_sandbox
+from issuebench.setup.data import DATA_DIR
+from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.offline_tests import offline_failures
 from issuebench.setup.plan import Plan
 from issuebench.setup.source import SourceTree
@@ -31,6 +33,34 @@ from issuebench.setup.source import SourceTree
 _PASSING = (TestStatus.PASSED, TestStatus.XFAIL)
 PROGRESS_SECONDS = 15.0
 Progress = Callable[[str], None]
+# Seconds the tests of one file may take in a judging run (data/issuebench_file_budget.py).
+FILE_BUDGET = 60.0
+BUDGET_PLUGIN = "issuebench_file_budget"
+_SANDBOX_PLUGIN_DIR = "/tmp/.issuebench-setup"
+_CUT = compile_log_pattern(r"^ISSUEBENCH-FILE-CUT (\S+)")
+
+
+# The log parsers (issuebench.parsers, shared with eval) use backtracking patterns, some of them
+# quadratic in a line's length; a line longer than this is cut before they read it, so parsing
+# stays linear in the log (a result line is far shorter: an id and its outcome).
+MAX_PARSED_LINE = 1000
+
+
+def parse_log(parser: str, output: str) -> dict[str, TestStatus]:
+    """The parser's status map of a log whose overlong lines (a progress bar's) are cut first."""
+
+    lines = output.split("\n")           # a progress bar's \r does not end a line for every parser
+    if any(len(line) > MAX_PARSED_LINE for line in lines):
+        output = "\n".join(line[:MAX_PARSED_LINE] for line in lines)
+    return dict(get_parser(parser)(output))
+
+
+def import_failure(test_id: str, status: TestStatus) -> bool:
+    """A test module that could not be imported, as the parsers report it: pytest's error on the
+    file itself (`tests/test_x.py`), unittest's `unittest.loader._FailedTest.test_x`."""
+    if status != TestStatus.ERROR:
+        return False
+    return ("::" not in test_id and test_id.endswith(".py")) or "_FailedTest" in test_id
 
 
 @dataclass
@@ -40,10 +70,26 @@ class Run:
     stage: str                  # "build" | "test"
     log: str = ""
     statuses: dict[str, TestStatus] = field(default_factory=dict)
+    # Test files whose time budget ran out: every result of theirs is left out of `statuses`.
+    cut_files: list[str] = field(default_factory=list)
+    # Test modules that failed to import for want of an absent submodule's files (left out).
+    lacking_clone: list[str] = field(default_factory=list)
+    # Test functions the judged files define (None: not counted); bounds the floor on tests run.
+    defined_tests: int | None = None
+
+    @property
+    def import_failed(self) -> list[str]:
+        """Test modules that failed to import (each stands for all the tests it would hold)."""
+        return sorted(t for t, s in self.statuses.items() if import_failure(t, s))
+
+    @property
+    def skipped(self) -> list[str]:
+        return sorted(t for t, s in self.statuses.items() if s == TestStatus.SKIPPED)
 
     @property
     def counted(self) -> list[str]:
-        return [t for t, s in self.statuses.items() if s != TestStatus.SKIPPED]
+        """Tests that ran: neither skipped nor a module that failed to import."""
+        return [t for t, s in self.statuses.items() if s != TestStatus.SKIPPED and not import_failure(t, s)]
 
     @property
     def passed(self) -> int:
@@ -58,11 +104,19 @@ class Run:
         """Failing tests whose own report shows they reached for the internet (never given)."""
         return offline_failures(self.log, self.failing)
 
+    def import_failure_weight(self) -> float:
+        """How many failing tests one module that failed to import stands for: the mean number of
+        tests per file among the files that ran (one, when the ids do not name files)."""
+        files = {t.split("::", 1)[0] for t in self.counted if "::" in t}
+        return max(1.0, len(self.counted) / len(files)) if files else 1.0
+
     def ratio(self) -> float:
-        """Passed over counted tests, leaving out those that fail only for want of the network:
-        no environment could make them pass here."""
-        judged = len(self.counted) - len(self.offline)
-        return self.passed / judged if judged > 0 else 0.0
+        """Passed over judged tests, leaving out those that fail only for want of the network (no
+        environment could make them pass here); a module that failed to import counts as all the
+        tests it would hold failing, not as one error."""
+        judged = len(self.counted) - len([t for t in self.offline if t in set(self.counted)])
+        judged_all = judged + self.import_failure_weight() * len(self.import_failed)
+        return self.passed / judged_all if judged_all > 0 else 0.0
 
 
 def last_step(build_log: str) -> str:
@@ -81,10 +135,13 @@ class Runner:
     """Builds envs with EnvBuilder and runs tests in the sandbox."""
 
     def __init__(self, builder: Any, sandbox: Any, timeout: float, work_dir: Path | None,
-                 tree: SourceTree, progress: Progress | None = None) -> None:
+                 tree: SourceTree, progress: Progress | None = None, *, file_budget: float = FILE_BUDGET,
+                 deadline: float | None = None) -> None:
         self._builder = builder
         self._sandbox = sandbox
         self.timeout = timeout
+        self.file_budget = file_budget
+        self.deadline = deadline           # time.monotonic() past which no test run may go on
         self.tree = tree
         self.progress = progress
         self.root = Path(work_dir) if work_dir else Path(
@@ -121,30 +178,59 @@ class Runner:
             return None, Run("build", log=self._build_log(spec, exc))
         return Built(env, workspace), None
 
-    def test(self, built: Built, plan: Plan, command: str, what: str) -> Run:
-        """Run `command` over the built workspace and parse its log with the plan's parser."""
+    def time_left(self) -> float:
+        """Seconds a test run may take now: the test timeout, cut to what the deadline leaves."""
+        if self.deadline is None:
+            return self.timeout
+        return max(10.0, min(self.timeout, self.deadline - time.monotonic()))
+
+    def test(self, built: Built, plan: Plan, command: str, what: str, *, per_file: bool = False) -> Run:
+        """Run `command` over the built workspace and parse its log with the plan's parser.
+
+        `per_file` (pytest): each test file gets `file_budget` seconds; a file cut for time is
+        named in the run's `cut_files` and its results are left out."""
+        budgeted = per_file and plan.runner == "pytest" and self.file_budget > 0
+        run = self._test(built, plan, f"{command} -p {BUDGET_PLUGIN}" if budgeted else command, what, budgeted)
+        if budgeted and not run.statuses and BUDGET_PLUGIN in run.log:
+            # The command hides the plugin (a PYTHONPATH of its own, say): run without a budget.
+            self.say(f"  {what}: the file budget plugin could not load; running without it")
+            run = self._test(built, plan, command, what, False)
+        return run
+
+    def _test(self, built: Built, plan: Plan, command: str, what: str, budgeted: bool) -> Run:
 
         out = built.workspace.parent / f"{built.workspace.name}.out"
         self.say(f"testing ({what})")
+        binds, env = built.env.binds(), built.env.run_env()
+        if budgeted:
+            sandboxed = getattr(self.sandbox, "name", "") != "none"
+            plugin_dir = _SANDBOX_PLUGIN_DIR if sandboxed else str(DATA_DIR)
+            if sandboxed:
+                binds = [*binds, Bind(DATA_DIR, dst=_SANDBOX_PLUGIN_DIR)]
+            env = {**env, "ISSUEBENCH_FILE_BUDGET": f"{self.file_budget:g}",
+                   "PYTHONPATH": ":".join(filter(None, [env.get("PYTHONPATH", ""), plugin_dir]))}
         stop = threading.Event()
         watcher = threading.Thread(target=self._watch, args=(out, what, stop), daemon=True)
         watcher.start()
         try:
             result = self.sandbox.run(["bash", "-c", command], workspace=built.workspace,
-                                      binds=built.env.binds(), env=built.env.run_env(),
-                                      limits=Limits(timeout=self.timeout), cwd=config.TESTBED_PATH,
-                                      output_path=out)
+                                      binds=binds, env=env, limits=Limits(timeout=self.time_left()),
+                                      cwd=config.TESTBED_PATH, output_path=out)
         finally:
             stop.set()
             watcher.join()
             out.unlink(missing_ok=True)
         log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
         try:
-            statuses = get_parser(plan.spec.log_parser)(result.output)
+            statuses = parse_log(plan.spec.log_parser, result.output)
         except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash
             statuses = {}
             log += f"\n[parser {plan.spec.log_parser} failed: {exc}]"
-        return Run("test", log=log, statuses=dict(statuses))
+        cut = sorted({m.group(1) for m in _CUT.finditer(result.output)}) if budgeted else []
+        for path in cut:
+            self.say(f"  {what}: {path} ran out of its {self.file_budget:g}s: left out of the judgement")
+        statuses = {t: s for t, s in statuses.items() if t.split("::", 1)[0] not in cut}
+        return Run("test", log=log, statuses=statuses, cut_files=cut)
 
     def _watch(self, out: Path, what: str, stop: threading.Event) -> None:
         """Report elapsed time and output so far until `stop` (the run's log grows as it goes)."""

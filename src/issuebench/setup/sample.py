@@ -14,6 +14,7 @@ import shlex
 from dataclasses import dataclass
 
 from issuebench.setup.extract import Facts
+from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import _TAKES_VALUE, Plan
 from issuebench.setup.source import SourceTree
 
@@ -36,7 +37,9 @@ SAMPLE_TESTS = 200
 CONFIRM_TESTS = 400
 # Ids safe to pass back to pytest: parameters of word characters only, no spaces (any other id
 # may not be found again, and one id not found stops the whole run).
-_PLAIN_ID = re.compile(r"^[\w/.-]+\.py::[\w:]+(\[[\w.-]+\])?$")
+_PLAIN_ID = compile_log_pattern(r"^[\w/.-]+\.py::[\w:]+(\[[\w.-]+\])?$", multiline=False)
+# A line of a collect-only run that lists a test id.
+_LISTED_ID = compile_log_pattern(r"^\S+\.py::\S", multiline=False)
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def collect_command(plan: Plan) -> str:
 
 def id_samples(log: str) -> tuple[Sample, Sample] | None:
     """Samples of test ids for a suite whose collection listed many tests, else None."""
-    ids = [line.strip() for line in log.splitlines() if re.match(r"^\S+\.py::\S", line.strip())]
+    ids = [line.strip() for line in log.splitlines() if _LISTED_ID.match(line.strip())]
     plain = [i for i in ids if _PLAIN_ID.match(i)]
     if len(ids) <= LARGE_SUITE_TESTS or len(plain) < SAMPLE_TESTS:
         return None
@@ -153,7 +156,7 @@ def _classify(args: list[str]) -> list[tuple[str, bool]]:
 
 # pytest runs nothing when one id among its arguments matches no test (a parametrization whose id
 # differs between the collect-only run and this one: astropy 1.3's `[None-fill-True-True]`).
-_NOT_FOUND = re.compile(r"^ERROR: not found: (\S+::\S.*?)\s*$", re.MULTILINE)
+_NOT_FOUND = compile_log_pattern(r"^ERROR: not found: (\S+::\S.*?)\s*$")
 
 
 def without_unfound_ids(command: str, log: str) -> str | None:

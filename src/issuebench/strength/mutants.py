@@ -1,9 +1,8 @@
 """Where test-strength gets its mutants: a small Protocol, and the generator behind it.
 
 `Mutator` is all the audit needs: given a file's text and the lines the gold patch changed, yield
-whole mutated texts. The project's synth package generates mutants of a file's line range; when it
-is installed it serves (`default_mutator`). Until then, `OperatorFlip` stands in: one flipped
-operator or constant per mutant (== / !=, < / >=, + / -, and / or, True / False, n / n + 1), the
+whole mutated texts. The project's synth package generates mutants of a file's line range
+(strength.synth_adapter, the default); `OperatorFlip` is the small one: one flipped operator or constant per mutant (== / !=, < / >=, + / -, and / or, True / False, n / n + 1), the
 classic operators of mutation testing, applied by editing the token's text so the rest of the
 file stays byte for byte.
 """
@@ -111,12 +110,3 @@ def _token_at(gap: str, token: str) -> int:
             return i
         i = gap.find(token, i + 1)
     return -1
-
-
-def default_mutator() -> Mutator:
-    """synth's generators when the package has them, else the operator flip."""
-    try:
-        from issuebench.strength.synth_adapter import SynthMutator
-    except ImportError:
-        return OperatorFlip()
-    return SynthMutator()

@@ -2,8 +2,7 @@
 
 synth mutates whole functions that overlap a line range (`mutate_range`); test strength wants
 mutants of the lines the gold patch changed, so only candidates whose edits touch those lines
-are kept. Importing this module fails when synth is not installed; `default_mutator` then falls
-back to the operator flip.
+are kept. It is the mutator test strength uses (`default_mutator`).
 """
 
 from __future__ import annotations
@@ -38,3 +37,8 @@ class SynthMutator:
             seen.add(after)
             line = min(touched & lines)
             yield Mutant(path, line, f"line {line}: {cand.generator}: {cand.description}", after)
+
+
+def default_mutator() -> SynthMutator:
+    """The mutator test strength uses: synth's generators."""
+    return SynthMutator()

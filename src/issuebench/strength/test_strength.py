@@ -28,8 +28,9 @@ from issuebench.harness import (
 from issuebench.models import InstanceStatus, PatchStatus, Task
 from issuebench.patch import apply_patch
 from issuebench.repos import find_repo
-from issuebench.strength.mutants import Mutant, Mutator, default_mutator
+from issuebench.strength.mutants import Mutant, Mutator
 from issuebench.strength.select import changed_code
+from issuebench.strength.synth_adapter import default_mutator
 
 # Statuses of a mutant's run that mean the tests noticed (a hang or a crash is not a pass).
 _KILLING = {InstanceStatus.TIMEOUT, InstanceStatus.MEMORY_LIMIT, InstanceStatus.PROCESS_LIMIT,

@@ -1,0 +1,160 @@
+"""Setup accepts an environment only when the tests that matter ran, and no test file holds it up.
+
+Real git repositories built here, real uv environments, the real sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from issuebench.setup import setup_repository
+from issuebench.setup.pyversions import installed_minors
+from tests.gitrepo import init_repo
+
+pytestmark = [pytest.mark.slow, pytest.mark.network]
+
+PYPROJECT = "[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+FAST = "".join(f"def test_fast_{i}():\n    assert 1 + {i} > {i}\n\n" for i in range(6))
+
+
+@pytest.fixture(autouse=True)
+def _needs_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from issuebench.sandbox import get_sandbox
+
+    try:
+        get_sandbox()
+    except Exception as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    if "3.11" not in installed_minors():
+        pytest.skip("needs Python 3.11")
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+
+
+def test_a_slow_test_file_is_cut_for_time_named_and_left_out(tmp_path: Path) -> None:
+    # test_ode.py-like: one file whose tests outrun any reasonable wait.
+    slow = "import time\n\ndef test_slow_one():\n    time.sleep(120)\n\ndef test_slow_two():\n    time.sleep(120)\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_slow.py": slow}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, file_budget=3, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.files_cut == ["tests/test_slow.py"]
+    # Neither passes nor fails the environment: the slow file's tests are in no count.
+    assert (result.tests_run, result.tests_passed, result.failing_tests) == (6, 6, [])
+    assert result.seconds < 100                      # not the 240 s its two tests would take
+    assert result.summary()["files_cut"] == ["tests/test_slow.py"]
+
+
+def test_a_suite_that_mostly_skips_is_not_accepted(tmp_path: Path) -> None:
+    skipping = "".join(f"import pytest\n\n@pytest.mark.skip(reason='needs hardware')\ndef test_s_{i}():\n    pass\n\n"
+                       for i in range(10))
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_hw.py": skipping}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    assert result.tests_skipped == 10 and result.tests_passed == 6
+    assert "10 of 16 collected tests skipped" in result.reason
+
+
+def test_a_test_module_that_fails_to_import_counts_as_its_tests_failing(tmp_path: Path) -> None:
+    # One module of four cannot import: a quarter of the suite did not run, not one test in 19.
+    files = {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
+             "tests/test_c.py": FAST.replace("fast", "c"),
+             "tests/test_d.py": "import not_a_module_anywhere\n\n" + FAST.replace("fast", "d")}
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    assert result.unimportable_modules == ["tests/test_d.py"]
+    assert result.attempts[0].modules_unimportable == 1
+    assert "1 test modules failed to import" in result.attempts[0].refusal
+
+
+def test_the_confirmation_run_must_report(tmp_path: Path) -> None:
+    # 70 files: judged on a sample of 20, then confirmed on 40; a conftest that ends any session of
+    # more than 20 files makes the confirmation report nothing.
+    files = {"pyproject.toml": PYPROJECT,
+             "tests/conftest.py": "import os\n\ndef pytest_collection_modifyitems(items):\n"
+                                  "    if len({str(i.fspath) for i in items}) > 20:\n        os._exit(3)\n"}
+    files.update({f"tests/test_{i:02d}.py": FAST.replace("fast", f"f{i}") for i in range(70)})
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    first = result.attempts[0]
+    assert "the confirmation run reported no test" in first.judged_on
+    assert first.tests_run == 0
+
+
+def test_a_run_cut_for_its_output_still_counts_what_finished(tmp_path: Path) -> None:
+    # tqdm's perf tests print without end; -rA then repeats a passing test's output in its summary,
+    # and the run is stopped at the output limit before the summary's per-test lines.
+    loud = "def test_loud():\n    for _ in range(300000):\n        print('x' * 100)\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST, "tests/test_loud.py": loud},
+              date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.tests_passed == 7
+
+
+def test_coverage_under_its_fail_under_is_turned_off_in_the_recipe(tmp_path: Path) -> None:
+    # yarl's pytest.ini: --cov with a fail-under; a run of a few test files passes every test and
+    # exits 1, so eval would find every task unresolved.
+    init_repo(tmp_path / "r", {
+        "pyproject.toml": "[project]\nname = 'pkg'\nversion = '1.0'\n[project.optional-dependencies]\n"
+                          "test = ['pytest', 'pytest-cov']\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+                          "addopts = '--cov=pkg --cov-fail-under=100'\n",
+        "pkg/__init__.py": "def f(x):\n    if x:\n        return 1\n    return 2\n",
+        "tests/test_fast.py": "from pkg import f\n\n" + FAST,
+    }, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=2)
+    assert result.success, result.summary()
+    assert "fail-under" in result.attempts[0].refusal
+    assert result.spec.test_cmd.endswith("--no-cov")
+
+
+def test_collect_says_each_setup_step_off_a_terminal_and_records_it(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.gitrepo import commit_files, git
+
+    repo = tmp_path / "acme__widgets"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "pkg/__init__.py": "def f():\n    return 1\n",
+                     "tests/test_fast.py": FAST}, date="2024-06-01T00:00:00Z")
+    git(repo, "checkout", "-q", "-b", "fix")
+    commit_files(repo, {"pkg/__init__.py": "def f():\n    return 2\n",
+                        "tests/test_f.py": "from pkg import f\n\ndef test_f():\n    assert f() == 2\n"},
+                 "make f return two", date="2024-06-02T00:00:00Z")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "fix", "-m", "Merge pull request #7 from dev/fix", date="2024-06-03T00:00:00Z")
+    done = subprocess.run([sys.executable, "-m", "issuebench", "collect", str(repo), "--max", "1",
+                           "-o", str(tmp_path / "cand.jsonl")], capture_output=True, text=True, timeout=600,
+                          check=False, env={**__import__("os").environ, "GITHUB_TOKEN": ""})
+    assert done.returncode == 0, done.stderr
+    for line in ("collect: candidate 1: acme__widgets-7", "collect: setup 1/1:", "collect: attempt 1 [extracted]",
+                 "collect: setup 1/1: accepted"):
+        assert line in done.stderr, done.stderr
+    [record] = [json.loads(line) for line in (tmp_path / "cand.setup.jsonl").read_text().splitlines()]
+    assert record["accepted"] and record["tests_passed"] == record["tests_run"] >= 6
+    assert record["tests_skipped"] == 0 and record["modules_unimportable"] == 0 and record["files_cut"] == []
+
+
+def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
+    # tomlkit: tests/test_toml_tests.py reads the toml-test suite, a git submodule no clone checks out.
+    from tests.gitrepo import git
+
+    repo = tmp_path / "r"
+    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'toml-test', 'tests'))\n\n" \
+             "def test_cases():\n    assert CASES\n"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
+                     "tests/test_toml_tests.py": reader,
+                     ".gitmodules": '[submodule "tests/toml-test"]\n\tpath = tests/toml-test\n\turl = x\n'},
+              date="2024-06-01T00:00:00Z")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},tests/toml-test")
+    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
+    result = setup_repository(repo, memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.unimportable_modules == [] and result.tests_run == 12
+    assert any("tests/test_toml_tests.py could not import for want of a git submodule" in n for n in result.spec.notes)
