@@ -46,13 +46,35 @@ HOSTILE = {
     "ruby_unit": _repeat(":   ", "test: "),
     "rspec_transformed_json": _repeat(" - passe", "x"),
     "jekyll": _repeat(". = .", "x"),
+    # The Python parsers, on the shapes that made their old patterns backtrack.
+    "pytest_options": _repeat("[a", "PASSED x"),
+    "sympy": _repeat(" a", "", ".py:"),
+    "unittest": _repeat(" ... t (m.C)", "t (m.C)"),
+    "django": _repeat(" ... t (m.C)", "t (m.C)"),
+    "pytest": _repeat("=", "= ", " in 1s"),
 }
+
+
+def _cut(line: str) -> None:
+    from issuebench.harness.guards import cut_after_runner_summary
+
+    cut_after_runner_summary(line)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_parser_returns_on_a_hostile_megabyte(name: str) -> None:
     parser = get_parser(name)
     line = HOSTILE[name]
+    _run_bounded(name, parser, line)
+
+
+@pytest.mark.parametrize("line", [_repeat("=", "= ", " in 1s"), _repeat(" passed", "=== ", " in 1s"),
+                                  _repeat(" 1", "Ran", "s")], ids=["fill", "words", "unittest"])
+def test_the_runner_summary_guard_returns_on_a_hostile_megabyte(line: str) -> None:
+    _run_bounded("cut_after_runner_summary", _cut, line)
+
+
+def _run_bounded(name, parser, line) -> None:
     assert len(line) >= MB - 20
     worker = multiprocessing.get_context("fork").Process(target=parser, args=(line,), daemon=True)
     worker.start()

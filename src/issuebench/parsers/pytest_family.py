@@ -27,7 +27,6 @@ from issuebench.models import TestStatus, TestStatusMap
 _STATUS_BY_WORD = {status.value: status for status in TestStatus}
 # pytest's `SKIPPED [3] path:line: reason` summary line names a count, not a test.
 _SKIP_COUNT = re.compile(r"^\[\d+\]$")
-_OPTION = re.compile(r"(.*?)\[(.*)\]")
 _ANSI_CODE = re.compile(r"\[(\d+)m")
 _CONTROL_CHARS = str.maketrans("", "", "".join(chr(code) for code in range(1, 32)))
 
@@ -70,10 +69,12 @@ def parse_log_pytest(log: str) -> TestStatusMap:
 
 def shorten_path_option(test_id: str) -> str:
     """`test_x[/a/b/c.txt]` -> `test_x[/c.txt]`; `//`-prefixed and glob values stay as they are."""
-    match = _OPTION.search(test_id)
-    if not match:
+    # `(.*?)\[(.*)\]` by hand: the main part up to the first `[`, the option up to the last `]`
+    # (the pattern itself backtracks quadratically over a long id without a closing bracket).
+    start, end = test_id.find("["), test_id.rfind("]")
+    if start < 0 or end < start:
         return test_id
-    main, option = match.groups()
+    main, option = test_id[:start], test_id[start + 1:end]
     if option.startswith("/") and not option.startswith("//") and "*" not in option:
         option = "/" + option.split("/")[-1]
     return f"{main}[{option}]"

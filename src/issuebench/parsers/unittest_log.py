@@ -52,11 +52,18 @@ def _verdict(text: str, *, exact: bool) -> TestStatus | None:
     return None
 
 
+# A line longer than this is output a test printed, never a header or a verdict worth reading:
+# chains of headers on one line are read link by link, which is quadratic in the line's length.
+_MAX_LINE = 20_000
+
+
 def parse_log_unittest(log: str) -> TestStatusMap:
     result: TestStatusMap = {}
     pending: str | None = None  # the test whose verdict has not been printed yet
     for raw in log.split("\n"):
         line = raw.strip()
+        if len(line) > _MAX_LINE:
+            continue
         section = _SECTION.match(line)
         if section:
             result[unittest_id(section["name"], section["where"])] = _SECTION_STATUS[section["kind"]]
