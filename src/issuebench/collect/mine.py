@@ -167,7 +167,9 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
     # git diffs in worker threads while this one turns earlier diffs into tasks: the next
     # chunk's file lists, this chunk's full diffs in slices. Everything is consumed in order,
-    # so the tasks, the counts and where --max-tasks stops are as in a serial run.
+    # so the tasks, the counts and where --max-tasks stops are as in a serial run. A pipeline of
+    # one job's git reads, not a fan-out of independent items, so not executors.drive: the
+    # results are needed in order, and a git that fails is a DIFF_FAILED row, never a Failure.
     pool = ThreadPoolExecutor(max_workers=_GIT_WORKERS)
 
     def enough() -> bool:

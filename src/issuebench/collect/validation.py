@@ -17,8 +17,7 @@ rejected with one reason from pipeline.py's vocabulary.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -28,7 +27,7 @@ from issuebench.collect import pipeline as P
 from issuebench.collect.quality import quality_flags
 from issuebench.envs import resolve_spec
 from issuebench.errors import IssuebenchError
-from issuebench.executors import Executor, Failure
+from issuebench.executors import Executor, Failure, LocalExecutor, drive
 from issuebench.grading import exit_code_unexplained
 from issuebench.harness import (
     EvalOptions,
@@ -257,49 +256,35 @@ class ValidateResult:
 
 
 def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers: int = 1,
-             on_verdict: Callable[[Verdict], None] | None = None, executor: Any = None) -> ValidateResult:
-    """Validate many tasks (in parallel with `workers` threads: the work is in subprocesses).
-
-    `executor` (issuebench.executors.get_executor) other than local: each task is validated on a
-    worker, which needs `runner` to pickle (harness_runner's does)."""
+             on_verdict: Callable[[Verdict], None] | None = None,
+             executor: Executor | None = None) -> ValidateResult:
+    """Validate many tasks through the one fan-out path (executors.drive): here in `workers`
+    threads (the work is in subprocesses), or on `executor` (issuebench.executors.get_executor; a
+    remote one needs `runner` to pickle, as harness_runner's does). Verdicts in the tasks' order; a
+    task that raises or loses its worker is rejected as run_failed."""
     tasks = list(tasks)
-    if executor is not None and executor.name != "local":
-        verdicts = _validate_on(executor, tasks, runner, repeats, on_verdict)
-        return ValidateResult(verdicts, tally(verdicts))
+    verdicts: list[Verdict | None] = [None] * len(tasks)
 
-    def one(task: Task) -> Verdict:
-        try:
-            verdict = validate_task(task, runner, repeats)
-        except Exception as exc:  # one bad task never stops the run
-            verdict = Verdict(task, kept=False, reason=P.RUN_FAILED,
-                              detail=f"{type(exc).__name__}: {exc}")
+    def handle(index: int, result: Verdict | Failure) -> None:
+        if isinstance(result, Failure):
+            result = Verdict(tasks[index], kept=False, reason=P.RUN_FAILED, detail=_failure_detail(result))
+        verdicts[index] = result
         if on_verdict:
-            on_verdict(verdict)
-        return verdict
+            on_verdict(result)
 
-    if workers > 1 and len(tasks) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            verdicts = list(pool.map(one, tasks))
-    else:
-        verdicts = [one(task) for task in tasks]
-    return ValidateResult(verdicts, tally(verdicts))
+    work = partial(_validate_one, runner=runner, repeats=repeats)
+    drive(executor or LocalExecutor(max(1, workers)), work, tasks, handle)
+    done = [v for v in verdicts if v is not None]
+    return ValidateResult(done, tally(done))
 
 
 def _validate_one(task: Task, *, runner: Callable, repeats: int) -> Verdict:
     return validate_task(task, runner, repeats)
 
 
-def _validate_on(executor: Executor, tasks: Sequence[Task], runner: Callable, repeats: int,
-                 on_verdict: Callable | None = None) -> list[Verdict]:
-    """Verdicts in the tasks' order, each task validated on a worker (`runner` must pickle)."""
-    verdicts: list[Verdict | None] = [None] * len(tasks)
-    for index, result in executor.map_unordered(partial(_validate_one, runner=runner, repeats=repeats), tasks):
-        if isinstance(result, Failure):  # one lost worker or crashing task never stops the run
-            result = Verdict(tasks[index], kept=False, reason=P.RUN_FAILED, detail=f"{result.kind}: {result.reason}")
-        verdicts[index] = result
-        if on_verdict:
-            on_verdict(result)
-    return [v for v in verdicts if v is not None]
+def _failure_detail(failure: Failure) -> str:
+    """What raised ("RuntimeError: ..."), or that the worker was lost and why."""
+    return failure.reason if failure.kind == "error" else f"{failure.kind}: {failure.reason}"
 
 
 def tally(verdicts: Iterable[Verdict]) -> P.PipelineTable:
