@@ -8,7 +8,8 @@ from issuebench.collect.environments import load_recipe
 from issuebench.collect.mine import CollectOptions, CollectResult, collect
 from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.collect.pypi_history import build_pypi_history
-from issuebench.collect.validation import FAIL, PASS, harness_runner, outcome, validate
+from issuebench.collect.test_lists import FAIL, PASS, outcome
+from issuebench.collect.validation import harness_runner, validate
 
 __all__ = [
     "FAIL",

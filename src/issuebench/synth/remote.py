@@ -73,7 +73,7 @@ def worker_bench(options: BenchOptions) -> Workbench:
 
 
 def check_record(cand: Candidate, *, job: SynthJob) -> tuple[Outcome, str]:
-    """Runs on a worker: validate one candidate (check() never raises; it undoes its changes).
+    """Runs on a worker: validate one candidate (check() undoes its changes however it ends).
     Returns the outcome and the host and pid that validated it (for the candidate log)."""
 
     outcome = check(worker_bench(job.bench), cand, job.cmap, job.base, timeout=job.timeout, scope=job.scope)
