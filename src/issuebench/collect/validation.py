@@ -69,7 +69,7 @@ Runner = Callable[[Task, str | None], TestRunLike]
 class Verdict:
     task: Task
     kept: bool
-    reason: str = ""
+    reason: P.Rejection | str = ""   # a Rejection when not kept
     detail: str = ""
     flaky: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
@@ -87,7 +87,7 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
 
 
-def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
+def _run_failure(run: TestRunLike, gold: bool) -> tuple[P.Rejection, str] | None:
     """The rejection reason when a run did not produce test results worth reading."""
     status = run.status
     if status in (InstanceStatus.RESOLVED, InstanceStatus.UNRESOLVED):
@@ -157,7 +157,7 @@ def _repeated_runs(task: Task, runner: Runner, repeats: int,
     return before, after, outside
 
 
-def _count_run(task: Task, run: TestRunLike, gold: bool, verdict: Verdict) -> tuple[str, str] | None:
+def _count_run(task: Task, run: TestRunLike, gold: bool, verdict: Verdict) -> tuple[P.Rejection, str] | None:
     """Add one run to the verdict's counts and notes; the rejection it makes, if any."""
     verdict.runs += 1
     verdict.notes += [n for n in getattr(run, "notes", []) if n.startswith(FALLBACK) and n not in verdict.notes]

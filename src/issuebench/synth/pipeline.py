@@ -26,7 +26,7 @@ from issuebench.synth.remote import check_record, failed_row, synth_job
 from issuebench.synth.run import Progress, Run, SynthOptions, git_value, recipe_commit
 from issuebench.synth.source import functions
 from issuebench.synth.tasks import python_files
-from issuebench.synth.validate import DUPLICATE, KEPT, Baseline, Outcome
+from issuebench.synth.validate import DUPLICATE, EQUIVALENT, KEPT, SYNTAX, Baseline, Outcome
 
 __all__ = ["Prepared", "SynthOptions", "SynthResult", "prepare", "synthesize"]
 
@@ -157,8 +157,7 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
         if cand.id in run.log.done:
             continue
         problem = cand.problem()
-        status = DUPLICATE if cand.id in seen else {"syntax": "syntax_error", "equivalent": "equivalent"}.get(
-            problem or "", "")
+        status = DUPLICATE if cand.id in seen else {"syntax": SYNTAX, "equivalent": EQUIVALENT}.get(problem or "")
         seen.add(cand.id)
         if status:
             log_id = cand.id + (f"-dup{considered}" if status == DUPLICATE else "")

@@ -13,21 +13,37 @@ import time
 from dataclasses import dataclass, field
 
 from issuebench.collect import FAIL, PASS, outcome
+from issuebench.models import StrStatus
+from issuebench.sandbox import RunStatus
 from issuebench.synth.base import Candidate
 from issuebench.synth.coverage_map import CoverageMap
 from issuebench.synth.workbench import Workbench
 
-# Statuses of a candidate, in the yield table's order.
-KEPT = "kept"
-SYNTAX = "syntax_error"
-EQUIVALENT = "equivalent"
-DUPLICATE = "duplicate"
-NOT_COVERED = "not_covered"
-NOTHING_FAILS = "nothing_fails"
-TIMEOUT = "timeout"
-NOT_CONFIRMED = "not_confirmed"
-ERROR = "error"
-STATUSES = (KEPT, SYNTAX, EQUIVALENT, DUPLICATE, NOT_COVERED, NOTHING_FAILS, TIMEOUT, NOT_CONFIRMED, ERROR)
+
+class CandidateStatus(StrStatus):
+    """How a candidate was decided, in the yield table's order."""
+
+    KEPT = "kept"
+    SYNTAX = "syntax_error"
+    EQUIVALENT = "equivalent"
+    DUPLICATE = "duplicate"
+    NOT_COVERED = "not_covered"
+    NOTHING_FAILS = "nothing_fails"
+    TIMEOUT = "timeout"
+    NOT_CONFIRMED = "not_confirmed"
+    ERROR = "error"
+
+
+KEPT = CandidateStatus.KEPT
+SYNTAX = CandidateStatus.SYNTAX
+EQUIVALENT = CandidateStatus.EQUIVALENT
+DUPLICATE = CandidateStatus.DUPLICATE
+NOT_COVERED = CandidateStatus.NOT_COVERED
+NOTHING_FAILS = CandidateStatus.NOTHING_FAILS
+TIMEOUT = CandidateStatus.TIMEOUT
+NOT_CONFIRMED = CandidateStatus.NOT_CONFIRMED
+ERROR = CandidateStatus.ERROR
+STATUSES = tuple(CandidateStatus)
 # Up to this many failing tests, the confirming run prints their tracebacks (formatting one costs
 # tens of milliseconds, less than a run of its own); beyond, only the quoted test's are printed.
 QUOTE_IN_CONFIRMING = 4
@@ -42,7 +58,7 @@ class Baseline:
 
 @dataclass
 class Outcome:
-    status: str
+    status: CandidateStatus
     FAIL_TO_PASS: list[str] = field(default_factory=list)
     PASS_TO_PASS: list[str] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
@@ -78,10 +94,10 @@ def run_timeout(timeout: float, targets: list[str] | None, baseline: Baseline) -
 
 
 def _usable(run, result: Outcome) -> bool:
-    if run.status == "timeout":
+    if run.status == RunStatus.TIMEOUT:
         result.status, result.reason = TIMEOUT, run.reason
         return False
-    if run.status != "ok":
+    if run.status != RunStatus.OK:
         result.status, result.reason = ERROR, f"{run.status}: {run.reason}"
         return False
     missing = NOT_FOUND.search(run.output)
