@@ -45,7 +45,9 @@ INFRA_STATUSES = (ExitStatus.API_ERROR, ExitStatus.ENV_FAILED, ExitStatus.NOT_ST
                   ExitStatus.WORKER_LOST)
 
 
-class Executor(Protocol):
+class CommandShell(Protocol):
+    """Where the agent's commands run (a sandboxed workspace); not executors.Executor, which fans out work."""
+
     def execute(self, command: str) -> Any: ...
 
 
@@ -119,7 +121,7 @@ class Agent:
         self.ledger = ledger or CostLedger()
         self.clock = clock  # injectable, so the wall-time limit is tested without waiting
 
-    def run(self, task: Task, env: Executor) -> Trajectory:
+    def run(self, task: Task, env: CommandShell) -> Trajectory:
         cfg = self.config
         traj = Trajectory(task.instance_id, self.model.name, limits={
             "step_limit": cfg.step_limit, "cost_limit": cfg.cost_limit, "wall_limit": cfg.wall_limit,
@@ -150,7 +152,7 @@ class Agent:
                                   f"spent ${traj.usage.cost:.4f})")
         return None
 
-    def _loop(self, traj: Trajectory, env: Executor, started: float) -> None:
+    def _loop(self, traj: Trajectory, env: CommandShell, started: float) -> None:
         cfg = self.config
         costliest = 0.0
         while True:
