@@ -39,6 +39,15 @@ def stable_hash(obj: Any) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+class StrStatus(str, Enum):
+    """A status vocabulary whose members read as their values wherever text is made from them:
+    f-strings, str() and JSON alike (Python 3.11 made format() of a str enum print `Class.NAME`),
+    so files and messages built from a status read as the plain strings statuses once were."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 class TestStatus(str, Enum):
     __test__ = False  # not a pytest test class
     PASSED = "PASSED"

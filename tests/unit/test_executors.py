@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from issuebench.errors import IssuebenchError
-from issuebench.executors import Failure, LocalExecutor, get_executor, run_one
+from issuebench.executors import Failure, Gate, LocalExecutor, drive, get_executor, run_one
 
 
 def square(x: int) -> int:
@@ -29,6 +29,17 @@ def test_local_executor_yields_every_record_once_and_turns_exceptions_into_failu
     assert sorted(got) == [0, 1, 2, 3, 4]
     assert [got[i] for i in (0, 1, 2, 4)] == [0, 1, 4, 16]
     assert got[3] == Failure("error", "ValueError: three is bad")
+
+
+def test_the_local_pool_draws_a_record_only_when_the_driver_has_handled_one():
+    """As on Ray: a Gate told to stop after three results leaves the rest undrawn (synth's
+    --max-tasks), and what was drawn is handled, failures included."""
+    handled: dict[int, object] = {}
+    gate = Gate(list(range(12)), lambda: len(handled) >= 3)
+    drive(LocalExecutor(2), square, gate, handled.__setitem__)
+    assert 3 <= gate.drawn <= 4  # the three, and at most the one in flight beside the third
+    assert sorted(handled) == list(range(gate.drawn))
+    assert handled.get(3, Failure("error", "ValueError: three is bad")) == Failure("error", "ValueError: three is bad")
 
 
 def test_a_dead_pool_process_is_a_lost_worker_not_a_crash():

@@ -5,7 +5,15 @@ inside the sandbox, with step, wall-time and cost limits. `run_agent` writes DIR
 from __future__ import annotations
 
 from issuebench.agent.environment import TaskEnvironment
-from issuebench.agent.loop import AGENT_STATUSES, INFRA_STATUSES, Agent, AgentConfig, CostLedger, Trajectory
+from issuebench.agent.loop import (
+    AGENT_STATUSES,
+    INFRA_STATUSES,
+    Agent,
+    AgentConfig,
+    CostLedger,
+    ExitStatus,
+    Trajectory,
+)
 from issuebench.agent.remote import MODEL_ENV
 from issuebench.agent.run import AgentRunResult, run_agent, run_one
 from issuebench.agent.store import RunFolder
@@ -18,6 +26,7 @@ __all__ = [
     "AgentConfig",
     "AgentRunResult",
     "CostLedger",
+    "ExitStatus",
     "RunFolder",
     "TaskEnvironment",
     "Trajectory",

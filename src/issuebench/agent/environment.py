@@ -23,6 +23,7 @@ from issuebench.harness import (
 )
 from issuebench.models import Task
 from issuebench.repos import find_repo
+from issuebench.sandbox import RunStatus
 
 # Never part of a submission: byte-code and caches the agent's own test runs leave behind.
 _NOISE_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".tox", ".eggs"}
@@ -33,7 +34,7 @@ _NOISE_SUFFIXES = (".pyc", ".pyo")
 class Observation:
     returncode: int | None
     output: str
-    status: str        # the sandbox's status: ok, timeout, memory_limit, output_limit, ...
+    status: RunStatus  # the sandbox's: ok, timeout, memory_limit, output_limit, ...
     reason: str
     duration: float
 

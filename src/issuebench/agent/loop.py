@@ -17,18 +17,37 @@ from typing import Any, Protocol
 
 from issuebench.agent.templates import load, render
 from issuebench.llm import SUBMIT_SENTINEL, Model, ModelAPIError, Usage
-from issuebench.models import Task
+from issuebench.models import StrStatus, Task
+from issuebench.sandbox import RunStatus
 
 _BASH_BLOCK = re.compile(r"```bash[ \t]*\n(.*?)\n?```", re.DOTALL)
 
-# How a run ended. The first group are the agent's own outcomes (its patch is a prediction);
-# the second are faults of the machinery, never a verdict on the task: rerunning retries them.
-AGENT_STATUSES = ("submitted", "step_limit", "cost_limit", "wall_limit")
-# worker_lost: the instance's worker (--executor ray) died on every attempt.
-INFRA_STATUSES = ("api_error", "env_failed", "not_started", "error", "worker_lost")
 
 
-class Executor(Protocol):
+class ExitStatus(StrStatus):
+    """How a run ended (Trajectory.exit_status)."""
+
+    SUBMITTED = "submitted"
+    STEP_LIMIT = "step_limit"
+    COST_LIMIT = "cost_limit"
+    WALL_LIMIT = "wall_limit"
+    API_ERROR = "api_error"
+    ENV_FAILED = "env_failed"
+    NOT_STARTED = "not_started"
+    ERROR = "error"
+    WORKER_LOST = "worker_lost"  # the instance's worker (--executor ray) died on every attempt
+
+
+# The agent's own outcomes (its patch is a prediction), then faults of the machinery, never a
+# verdict on the task: rerunning retries them.
+AGENT_STATUSES = (ExitStatus.SUBMITTED, ExitStatus.STEP_LIMIT, ExitStatus.COST_LIMIT, ExitStatus.WALL_LIMIT)
+INFRA_STATUSES = (ExitStatus.API_ERROR, ExitStatus.ENV_FAILED, ExitStatus.NOT_STARTED, ExitStatus.ERROR,
+                  ExitStatus.WORKER_LOST)
+
+
+class CommandShell(Protocol):
+    """Where the agent's commands run (a sandboxed workspace); not executors.Executor, which fans out work."""
+
     def execute(self, command: str) -> Any: ...
 
 
@@ -46,7 +65,7 @@ class Trajectory:
     instance_id: str
     model: str
     messages: list[dict[str, str]] = field(default_factory=list)
-    exit_status: str = "error"
+    exit_status: ExitStatus = ExitStatus.ERROR
     reason: str = ""
     steps: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -102,7 +121,7 @@ class Agent:
         self.ledger = ledger or CostLedger()
         self.clock = clock  # injectable, so the wall-time limit is tested without waiting
 
-    def run(self, task: Task, env: Executor) -> Trajectory:
+    def run(self, task: Task, env: CommandShell) -> Trajectory:
         cfg = self.config
         traj = Trajectory(task.instance_id, self.model.name, limits={
             "step_limit": cfg.step_limit, "cost_limit": cfg.cost_limit, "wall_limit": cfg.wall_limit,
@@ -120,20 +139,20 @@ class Agent:
             traj.duration = self.clock() - started
         return traj
 
-    def _stop_reason(self, traj: Trajectory, started: float, costliest: float) -> tuple[str, str] | None:
+    def _stop_reason(self, traj: Trajectory, started: float, costliest: float) -> tuple[ExitStatus, str] | None:
         cfg = self.config
         if cfg.step_limit and traj.steps >= cfg.step_limit:
-            return "step_limit", f"reached the step limit ({cfg.step_limit} model calls)"
+            return ExitStatus.STEP_LIMIT, f"reached the step limit ({cfg.step_limit} model calls)"
         if cfg.wall_limit and self.clock() - started >= cfg.wall_limit:
-            return "wall_limit", f"reached the wall-time limit ({cfg.wall_limit:g} s)"
+            return ExitStatus.WALL_LIMIT, f"reached the wall-time limit ({cfg.wall_limit:g} s)"
         # The next call is assumed to cost as much as the costliest so far: a call that would
         # cross the limit is never made, so the limit holds to the cent.
         if cfg.cost_limit and traj.usage.cost + costliest > cfg.cost_limit:
-            return "cost_limit", (f"the next call would pass the cost limit (${cfg.cost_limit:g}; "
+            return ExitStatus.COST_LIMIT, (f"the next call would pass the cost limit (${cfg.cost_limit:g}; "
                                   f"spent ${traj.usage.cost:.4f})")
         return None
 
-    def _loop(self, traj: Trajectory, env: Executor, started: float) -> None:
+    def _loop(self, traj: Trajectory, env: CommandShell, started: float) -> None:
         cfg = self.config
         costliest = 0.0
         while True:
@@ -144,7 +163,7 @@ class Agent:
             try:
                 reply = self.model.query(traj.messages)
             except ModelAPIError as exc:
-                traj.exit_status, traj.reason = "api_error", f"{exc.message} ({exc.kind})"
+                traj.exit_status, traj.reason = ExitStatus.API_ERROR, f"{exc.message} ({exc.kind})"
                 return
             traj.steps += 1
             traj.usage.add(reply.usage)
@@ -153,7 +172,7 @@ class Agent:
             traj.messages.append({"role": "assistant", "content": reply.content})
             if cfg.cost_limit and traj.usage.cost > cfg.cost_limit:
                 # One call cost more than any before it and crossed the limit: stop, and say so.
-                traj.exit_status = "cost_limit"
+                traj.exit_status = ExitStatus.COST_LIMIT
                 traj.reason = f"the last call passed the cost limit (${cfg.cost_limit:g}; spent ${traj.usage.cost:.4f})"
                 return
             commands = _BASH_BLOCK.findall(reply.content)
@@ -162,14 +181,14 @@ class Agent:
                     load("format_error"), count=len(commands), sentinel=SUBMIT_SENTINEL)})
                 continue
             obs = env.execute(commands[0])
-            if obs.status == "ok" and first_output_line(obs.output) == SUBMIT_SENTINEL:
-                traj.exit_status, traj.reason = "submitted", "the agent submitted"
+            if obs.status == RunStatus.OK and first_output_line(obs.output) == SUBMIT_SENTINEL:
+                traj.exit_status, traj.reason = ExitStatus.SUBMITTED, "the agent submitted"
                 return
             traj.messages.append({"role": "user", "content": self._observation(obs)})
 
     def _observation(self, obs: Any) -> str:
         shown, note = truncate(obs.output, self.config.output_chars)
-        if obs.status != "ok":
+        if obs.status != RunStatus.OK:
             note = render(load("limit"), reason=obs.reason or obs.status) + ("\n" + note if note else "")
         return render(load("observation"), returncode=obs.returncode, output=shown,
                       note=note + "\n" if note else "")

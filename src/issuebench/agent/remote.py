@@ -14,7 +14,7 @@ import os
 import socket
 
 from issuebench.agent.instance import run_one
-from issuebench.agent.loop import AgentConfig, CostLedger, Trajectory
+from issuebench.agent.loop import AgentConfig, CostLedger, ExitStatus, Trajectory
 from issuebench.executors import Failure
 from issuebench.harness import EvalOptions, worker_context
 from issuebench.llm import Model
@@ -35,5 +35,5 @@ def agent_record(task: Task, *, model: Model, config: AgentConfig, options: Eval
 
 
 def lost(task: Task, model: Model, failure: Failure) -> Trajectory:
-    status = "worker_lost" if failure.kind == "worker_lost" else "error"
+    status = ExitStatus.WORKER_LOST if failure.kind == "worker_lost" else ExitStatus.ERROR
     return Trajectory(task.instance_id, model.name, exit_status=status, reason=f"{failure.kind}: {failure.reason}")

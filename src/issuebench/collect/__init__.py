@@ -6,9 +6,10 @@ build_pypi_history(name) makes a git history from a project's released sdists.
 
 from issuebench.collect.environments import load_recipe
 from issuebench.collect.mine import CollectOptions, CollectResult, collect
-from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, table_path_for
+from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, Rejection, table_path_for
 from issuebench.collect.pypi_history import build_pypi_history
-from issuebench.collect.validation import FAIL, PASS, harness_runner, outcome, validate
+from issuebench.collect.test_lists import FAIL, PASS, outcome
+from issuebench.collect.validation import harness_runner, validate
 
 __all__ = [
     "FAIL",
@@ -17,6 +18,7 @@ __all__ = [
     "CollectOptions",
     "CollectResult",
     "PipelineTable",
+    "Rejection",
     "build_pypi_history",
     "collect",
     "harness_runner",

@@ -150,84 +150,109 @@ _GIT_WORKERS = 2  # git processes diffing at once (the machines this runs on hav
 
 
 def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectResult:
+    """In phases: the repository and its name -> the plans (every landed pull request, newest
+    first) -> task rows from their diffs (_Miner) -> oldest first, with versions -> environments
+    per version group."""
     opts = options or CollectOptions()
     repo_dir = resolve_repo(str(repo))
-    name = repo_slug(repo_dir, opts.repo_name)
-    is_test = test_predicate(opts.test_paths)
-    client = GitHubClient.from_env(opts.github_api)
-    say = opts.progress or (lambda line: None)
-    if opts.require_issue and client is None:
+    miner = _Miner(repo_dir, repo_slug(repo_dir, opts.repo_name), opts)
+    say, table = miner.say, miner.table
+    if opts.require_issue and miner.client is None:
         say("--require-issue without GITHUB_TOKEN: no issue can be looked up, so every candidate is rejected")
-    table = P.PipelineTable()
-    say(f"reading the history of {name}")
+    say(f"reading the history of {miner.name}")
     plans, main_line = _plans(repo_dir, opts, table)
     say(f"{table.counts['commits scanned']} commits, {len(plans)} pull requests"
         + (" and commits" if opts.include_commits else "") + " to look at")
-    tasks: list[Task] = []
-    chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
-    # git diffs in worker threads while this one turns earlier diffs into tasks: the next
-    # chunk's file lists, this chunk's full diffs in slices. Everything is consumed in order,
-    # so the tasks, the counts and where --max-tasks stops are as in a serial run.
-    pool = ThreadPoolExecutor(max_workers=_GIT_WORKERS)
-
-    def enough() -> bool:
-        return opts.max_tasks is not None and len(tasks) >= opts.max_tasks
-
-    def diffs_of(batch: list[_Plan], names_only: bool = False) -> Future[list[str | None]]:
-        return pool.submit(_diffs, repo_dir, [(p.diff_from, p.diff_to) for p in batch], names_only=names_only)
-
-    try:
-        next_names = diffs_of(chunks[0], names_only=True) if chunks else None
-        for index, chunk in enumerate(chunks):
-            assert next_names is not None
-            names = next_names.result()
-            if index + 1 < len(chunks):
-                next_names = diffs_of(chunks[index + 1], names_only=True)
-            # File lists first (cheap), full diffs only for candidates with tests and code.
-            kept: list[_Plan] = []
-            for plan, listing in zip(chunk, names, strict=True):
-                table.add("candidates")
-                if listing is None:
-                    table.reject(P.DIFF_FAILED)
-                    continue
-                files = [line for line in listing.splitlines() if line]
-                has_test, has_code = changes_tests_and_code(
-                    [f for f in files if is_test(f) or opts.keep_changelog or not left_out_by_reference(f)],
-                    is_test)
-                if not (has_test and has_code):
-                    table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
-                    continue
-                table.add("with tests")
-                if client is not None and plan.pr_number is not None:
-                    _from_api(repo_dir, name, plan, client)
-                kept.append(plan)
-            slices = [kept[start:start + _SLICE] for start in range(0, len(kept), _SLICE)]
-            for batch, pending in zip(slices, [diffs_of(batch) for batch in slices], strict=True):
-                for plan, diff in zip(batch, pending.result(), strict=True):
-                    if diff is None:
-                        table.reject(P.DIFF_FAILED)
-                        continue
-                    task = _build_task(name, plan, diff, is_test, client, opts, table)
-                    if task is None:
-                        continue
-                    table.add("with statement")
-                    tasks.append(task)
-                    say(f"candidate {len(tasks)}: {task.instance_id} (statement from "
-                        f"{task.model_extra.get('problem_source')})")
-                    if enough():
-                        break
-                if enough():
-                    break
-            if enough():
-                break
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    tasks = miner.mine(plans)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
         say(f"reading the versions of {len(tasks)} candidates")
-        assign_versions(repo_dir, tasks, main_line, repo=name)
+        assign_versions(repo_dir, tasks, main_line, repo=miner.name)
     setups = attach_environments(repo_dir, tasks, opts, table)
-    return CollectResult(tasks, table, repo_dir, name, setups)
+    return CollectResult(tasks, table, repo_dir, miner.name, setups)
+
+
+class _Miner:
+    """Plans to task rows, newest first, until --max-tasks: file lists first (cheap), full diffs
+    only for candidates that change tests and code, then a row with a statement for each."""
+
+    def __init__(self, repo_dir: Path, name: str, opts: CollectOptions) -> None:
+        self.repo_dir, self.name, self.opts = repo_dir, name, opts
+        self.is_test = test_predicate(opts.test_paths)
+        self.client = GitHubClient.from_env(opts.github_api)
+        self.say: Callable[[str], None] = opts.progress or (lambda line: None)
+        self.table = P.PipelineTable()
+        self.tasks: list[Task] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def enough(self) -> bool:
+        return self.opts.max_tasks is not None and len(self.tasks) >= self.opts.max_tasks
+
+    def mine(self, plans: list[_Plan]) -> list[Task]:
+        chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
+        # git diffs in worker threads while this one turns earlier diffs into tasks: the next
+        # chunk's file lists, this chunk's full diffs in slices. Everything is consumed in order,
+        # so the tasks, the counts and where --max-tasks stops are as in a serial run. A pipeline of
+        # one job's git reads, not a fan-out of independent items, so not executors.drive: the
+        # results are needed in order, and a git that fails is a DIFF_FAILED row, never a Failure.
+        self._pool = ThreadPoolExecutor(max_workers=_GIT_WORKERS)
+        try:
+            next_names = self._diffs_of(chunks[0], names_only=True) if chunks else None
+            for index, chunk in enumerate(chunks):
+                assert next_names is not None
+                names = next_names.result()
+                if index + 1 < len(chunks):
+                    next_names = self._diffs_of(chunks[index + 1], names_only=True)
+                self._rows(self._with_tests(chunk, names))
+                if self.enough():
+                    break
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        return self.tasks
+
+    def _diffs_of(self, batch: list[_Plan], names_only: bool = False) -> Future[list[str | None]]:
+        assert self._pool is not None
+        return self._pool.submit(_diffs, self.repo_dir, [(p.diff_from, p.diff_to) for p in batch],
+                                 names_only=names_only)
+
+    def _with_tests(self, chunk: list[_Plan], names: list[str | None]) -> list[_Plan]:
+        """The plans whose file lists change tests and code (with the API: its base and date)."""
+        kept: list[_Plan] = []
+        for plan, listing in zip(chunk, names, strict=True):
+            self.table.add("candidates")
+            if listing is None:
+                self.table.reject(P.DIFF_FAILED)
+                continue
+            files = [line for line in listing.splitlines() if line]
+            has_test, has_code = changes_tests_and_code(
+                [f for f in files if self.is_test(f) or self.opts.keep_changelog or not left_out_by_reference(f)],
+                self.is_test)
+            if not (has_test and has_code):
+                self.table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
+                continue
+            self.table.add("with tests")
+            if self.client is not None and plan.pr_number is not None:
+                _from_api(self.repo_dir, self.name, plan, self.client)
+            kept.append(plan)
+        return kept
+
+    def _rows(self, kept: list[_Plan]) -> None:
+        """Full diffs in slices (git diffs the next while this thread makes rows), rows until enough."""
+        slices = [kept[start:start + _SLICE] for start in range(0, len(kept), _SLICE)]
+        for batch, pending in zip(slices, [self._diffs_of(batch) for batch in slices], strict=True):
+            for plan, diff in zip(batch, pending.result(), strict=True):
+                if diff is None:
+                    self.table.reject(P.DIFF_FAILED)
+                    continue
+                task = _build_task(self.name, plan, diff, self.is_test, self.client, self.opts, self.table)
+                if task is None:
+                    continue
+                self.table.add("with statement")
+                self.tasks.append(task)
+                self.say(f"candidate {len(self.tasks)}: {task.instance_id} (statement from "
+                         f"{task.model_extra.get('problem_source')})")
+                if self.enough():
+                    return
 
 
 def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = False) -> list[str | None]:

@@ -13,19 +13,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Rejection reasons, one vocabulary for collect and validate.
-NO_LINKED_ISSUE = "no linked issue"
-API_FAILED = "issue lookup failed"  # --require-issue, and the API did not answer
-NO_TEST_CHANGE = "no test change"
-NO_CODE_CHANGE = "no code change"
-DIFF_FAILED = "diff failed"  # the clone lacks an object the candidate's diff needs
-INSTALL_FAILED = "install failed"
-GOLD_DOES_NOT_APPLY = "gold does not apply"
-TEST_PATCH_DOES_NOT_APPLY = "test patch does not apply"
-NO_FAIL_TO_PASS = "no fail-to-pass test"
-GOLD_BREAKS_TESTS = "gold breaks tests"
-TIMEOUT = "timeout"
-RUN_FAILED = "test run failed"
+from issuebench.models import StrStatus
+
+
+class Rejection(StrStatus):
+    """Why a candidate was not kept: one vocabulary for collect and validate."""
+
+    NO_LINKED_ISSUE = "no linked issue"
+    API_FAILED = "issue lookup failed"  # --require-issue, and the API did not answer
+    NO_TEST_CHANGE = "no test change"
+    NO_CODE_CHANGE = "no code change"
+    DIFF_FAILED = "diff failed"  # the clone lacks an object the candidate's diff needs
+    INSTALL_FAILED = "install failed"
+    GOLD_DOES_NOT_APPLY = "gold does not apply"
+    TEST_PATCH_DOES_NOT_APPLY = "test patch does not apply"
+    NO_FAIL_TO_PASS = "no fail-to-pass test"
+    GOLD_BREAKS_TESTS = "gold breaks tests"
+    TIMEOUT = "timeout"
+    RUN_FAILED = "test run failed"
+
+
+NO_LINKED_ISSUE = Rejection.NO_LINKED_ISSUE
+API_FAILED = Rejection.API_FAILED
+NO_TEST_CHANGE = Rejection.NO_TEST_CHANGE
+NO_CODE_CHANGE = Rejection.NO_CODE_CHANGE
+DIFF_FAILED = Rejection.DIFF_FAILED
+INSTALL_FAILED = Rejection.INSTALL_FAILED
+GOLD_DOES_NOT_APPLY = Rejection.GOLD_DOES_NOT_APPLY
+TEST_PATCH_DOES_NOT_APPLY = Rejection.TEST_PATCH_DOES_NOT_APPLY
+NO_FAIL_TO_PASS = Rejection.NO_FAIL_TO_PASS
+GOLD_BREAKS_TESTS = Rejection.GOLD_BREAKS_TESTS
+TIMEOUT = Rejection.TIMEOUT
+RUN_FAILED = Rejection.RUN_FAILED
 
 STAGES = ("commits scanned", "candidates", "with tests", "with statement", "set up", "validated",
           "kept")
@@ -41,7 +60,7 @@ class PipelineTable:
     def add(self, stage: str, n: int = 1) -> None:
         self.counts[stage] += n
 
-    def reject(self, reason: str) -> None:
+    def reject(self, reason: Rejection | str) -> None:
         self.rejected[reason] += 1
 
     def merge(self, other: PipelineTable) -> PipelineTable:

@@ -17,8 +17,7 @@ rejected with one reason from pipeline.py's vocabulary.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -26,9 +25,17 @@ from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
 from issuebench.collect.quality import quality_flags
+from issuebench.collect.test_lists import (
+    OUTSIDE,
+    classify,
+    explain_dropped,
+    outcomes_line,
+    outside_test_files,
+    scoped,
+)
 from issuebench.envs import resolve_spec
 from issuebench.errors import IssuebenchError
-from issuebench.executors import Executor, Failure
+from issuebench.executors import Executor, Failure, LocalExecutor, drive
 from issuebench.grading import exit_code_unexplained
 from issuebench.harness import (
     EvalOptions,
@@ -39,11 +46,10 @@ from issuebench.harness import (
     run_tests,
     when_tests_cannot_run,
 )
-from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatus, TestStatusMap
+from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatusMap
 from issuebench.repos import find_repo
 from issuebench.setup import fallback_spec, remembered, remembered_spec
 
-PASS, FAIL, OTHER = "pass", "fail", "other"
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
 
 
@@ -63,7 +69,7 @@ Runner = Callable[[Task, str | None], TestRunLike]
 class Verdict:
     task: Task
     kept: bool
-    reason: str = ""
+    reason: P.Rejection | str = ""   # a Rejection when not kept
     detail: str = ""
     flaky: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
@@ -81,79 +87,7 @@ class Verdict:
     notes: list[str] = field(default_factory=list)
 
 
-def outcome(status: TestStatus | None) -> str:
-    if status is None or status in (TestStatus.FAILED, TestStatus.ERROR):
-        return FAIL  # missing counts as failing: a test that cannot even be collected fails
-    return PASS if status is TestStatus.PASSED else OTHER
-
-
-def classify(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[str, list[str]]:
-    """F2P / P2P / flaky / broken (P2F) test ids from repeated runs on each side."""
-    names = sorted({name for run in (*before, *after) for name in run})
-    result: dict[str, list[str]] = {"FAIL_TO_PASS": [], "PASS_TO_PASS": [], "flaky": [], "broken": []}
-    for name in names:
-        pre = {outcome(run.get(name)) for run in before}
-        post = {outcome(run.get(name)) for run in after}
-        if OTHER in pre or OTHER in post:
-            continue  # skipped / xfail somewhere: says nothing about the fix
-        if len(pre) > 1 or len(post) > 1:
-            result["flaky"].append(name)
-        elif post == {PASS}:
-            result["FAIL_TO_PASS" if pre == {FAIL} else "PASS_TO_PASS"].append(name)
-        elif pre == {PASS}:
-            result["broken"].append(name)
-    return result
-
-
-OUTSIDE = "outside the test patch's files"
-
-
-def outside_test_files(names: Iterable[str], test_files: Iterable[str]) -> set[str]:
-    """Ids that name a file the test patch does not touch: the output of another session (a test
-    that runs pytest inside prints its inner results), never a test of the run's own targets. The
-    reference's lists hold only ids of the test patch's files (every `path::name` id of Lite's 323
-    rows). Judged only when some id names a test file, i.e. when ids are paths from the root."""
-    files = set(test_files)
-    named = {n for n in names if "::" in n or n.endswith(".py")}
-    if not any(n.split("::", 1)[0] in files for n in named):
-        return set()
-    return {n for n in named if n.split("::", 1)[0] not in files}
-
-
-def _scoped(runs: list[TestStatusMap], outside: set[str]) -> list[TestStatusMap]:
-    return [{k: v for k, v in run.items() if k not in outside} for run in runs] if outside else runs
-
-
-def _outcomes(runs: list[TestStatusMap], name: str) -> str:
-    return ",".join(s.value if (s := run.get(name)) is not None else "missing" for run in runs)
-
-
-def explain_dropped(before: list[TestStatusMap], after: list[TestStatusMap]) -> dict[str, str]:
-    """Why each test seen in some run is in neither list, as one line naming the outcomes."""
-    lists = classify(before, after)
-    listed = set(lists["FAIL_TO_PASS"]) | set(lists["PASS_TO_PASS"])
-    flaky, broken = set(lists["flaky"]), set(lists["broken"])
-    why: dict[str, str] = {}
-    for name in sorted({name for run in (*before, *after) for name in run} - listed):
-        pre = {outcome(run.get(name)) for run in before}
-        post = {outcome(run.get(name)) for run in after}
-        if OTHER in pre or OTHER in post:
-            kind = "skipped or xfail"
-        elif name in flaky:
-            kind = "flaky across repeats"
-        elif name in broken:
-            kind = "gold breaks it"
-        elif not any(name in run for run in after):
-            kind = "failing, and only in the before-runs"  # e.g. a parser's alias from a failure header
-        elif post == {FAIL} and pre == {FAIL}:
-            kind = "fails before and after"
-        else:
-            kind = "fails after the gold"
-        why[name] = f"{kind} (before: {_outcomes(before, name)}; after: {_outcomes(after, name)})"
-    return why
-
-
-def _run_failure(run: TestRunLike, gold: bool) -> tuple[str, str] | None:
+def _run_failure(run: TestRunLike, gold: bool) -> tuple[P.Rejection, str] | None:
     """The rejection reason when a run did not produce test results worth reading."""
     status = run.status
     if status in (InstanceStatus.RESOLVED, InstanceStatus.UNRESOLVED):
@@ -181,7 +115,10 @@ def _with_setup_reason(task: Task, detail: str) -> str:
 
 
 def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
-    """Re-validate one task from scratch (existing FAIL_TO_PASS / PASS_TO_PASS are ignored)."""
+    """Re-validate one task from scratch (existing FAIL_TO_PASS / PASS_TO_PASS are ignored).
+
+    In phases: a row without a test or a code change is refused unrun -> the before- and
+    after-runs, `repeats` times (_repeated_runs) -> the lists and the verdict (_judge)."""
     start = time.monotonic()
     task = task.model_copy(update={"FAIL_TO_PASS": [], "PASS_TO_PASS": []})
     verdict = Verdict(task, kept=False)
@@ -191,6 +128,17 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
     if not task.patch.strip():
         verdict.reason = P.NO_CODE_CHANGE
         return verdict
+    runs = _repeated_runs(task, runner, repeats, verdict)
+    if runs is not None:
+        _judge(verdict, runner, *runs)
+    verdict.seconds = time.monotonic() - start
+    return verdict
+
+
+def _repeated_runs(task: Task, runner: Runner, repeats: int,
+                   verdict: Verdict) -> tuple[list[TestStatusMap], list[TestStatusMap], set[str]] | None:
+    """(before-runs, after-runs, ids outside the test patch's files); None when a run produced no
+    results worth reading (the verdict then says why)."""
     before: list[TestStatusMap] = []
     after: list[TestStatusMap] = []
     test_files = files_in_diff(task.test_patch)
@@ -198,36 +146,47 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
     for attempt in range(max(1, repeats)):
         for gold, maps in ((False, before), (True, after)):
             run = runner(task, task.patch if gold else None)
-            verdict.runs += 1
-            verdict.notes += [n for n in getattr(run, "notes", [])
-                              if n.startswith(FALLBACK) and n not in verdict.notes]
-            verdict.test_seconds += run.durations.get("tests", 0.0)
-            failure = _run_failure(run, gold)
-            if failure is None or failure[0] != P.INSTALL_FAILED:
-                verdict.set_up = True
-            if failure is None and gold and exit_code_unexplained(run.status_map, getattr(run, "returncode", None)):
-                # eval never resolves a run whose command fails with no failing test (yarl's
-                # coverage fail-under): a task kept on it could not be resolved by any patch.
-                failure = (P.RUN_FAILED, f"with the gold patch the test command exits {run.returncode} and no "
-                                         "test fails (a coverage threshold, say): eval would resolve nothing")
-            if failure and failure[0] == P.INSTALL_FAILED:
-                failure = (failure[0], _with_setup_reason(task, failure[1]))
+            failure = _count_run(task, run, gold, verdict)
             if failure:
                 verdict.reason, verdict.detail = failure
-                verdict.seconds = time.monotonic() - start
-                return verdict
+                return None
             maps.append(dict(run.status_map))
         outside = outside_test_files({n for run in (*before, *after) for n in run}, test_files)
-        if attempt == 0 and not classify(_scoped(before, outside), _scoped(after, outside))["FAIL_TO_PASS"]:
+        if attempt == 0 and not classify(scoped(before, outside), scoped(after, outside))["FAIL_TO_PASS"]:
             break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
+    return before, after, outside
+
+
+def _count_run(task: Task, run: TestRunLike, gold: bool, verdict: Verdict) -> tuple[P.Rejection, str] | None:
+    """Add one run to the verdict's counts and notes; the rejection it makes, if any."""
+    verdict.runs += 1
+    verdict.notes += [n for n in getattr(run, "notes", []) if n.startswith(FALLBACK) and n not in verdict.notes]
+    verdict.test_seconds += run.durations.get("tests", 0.0)
+    failure = _run_failure(run, gold)
+    if failure is None or failure[0] != P.INSTALL_FAILED:
+        verdict.set_up = True
+    if failure is None and gold and exit_code_unexplained(run.status_map, getattr(run, "returncode", None)):
+        # eval never resolves a run whose command fails with no failing test (yarl's
+        # coverage fail-under): a task kept on it could not be resolved by any patch.
+        failure = (P.RUN_FAILED, f"with the gold patch the test command exits {run.returncode} and no "
+                                 "test fails (a coverage threshold, say): eval would resolve nothing")
+    if failure and failure[0] == P.INSTALL_FAILED:
+        failure = (failure[0], _with_setup_reason(task, failure[1]))
+    return failure
+
+
+def _judge(verdict: Verdict, runner: Runner, before: list[TestStatusMap], after: list[TestStatusMap],
+           outside: set[str]) -> None:
+    """The lists from every run, why each other test is in neither, and kept or the reason not."""
+    task = verdict.task
     verdict.validated = True
     verdict.before, verdict.after = before, after
     env_used = getattr(runner, "env_used", None)
     if verdict.notes and env_used is not None:  # the row must name the environment its lists came from
         task.env = env_used(task) or task.env
-    before, after = _scoped(before, outside), _scoped(after, outside)
+    before, after = scoped(before, outside), scoped(after, outside)
     verdict.dropped = {**explain_dropped(before, after), **{
-        name: f"{OUTSIDE} (before: {_outcomes(verdict.before, name)}; after: {_outcomes(verdict.after, name)})"
+        name: f"{OUTSIDE} (before: {outcomes_line(verdict.before, name)}; after: {outcomes_line(verdict.after, name)})"
         for name in sorted(outside)}}
     lists = classify(before, after)
     verdict.flaky, verdict.broken = lists["flaky"], lists["broken"]
@@ -242,8 +201,6 @@ def validate_task(task: Task, runner: Runner, repeats: int = 3) -> Verdict:
     else:
         verdict.kept = True
         task.quality_flags = quality_flags(task, before)  # type: ignore[attr-defined]
-    verdict.seconds = time.monotonic() - start
-    return verdict
 
 
 @dataclass
@@ -257,49 +214,35 @@ class ValidateResult:
 
 
 def validate(tasks: Iterable[Task], runner: Runner, *, repeats: int = 3, workers: int = 1,
-             on_verdict: Callable[[Verdict], None] | None = None, executor: Any = None) -> ValidateResult:
-    """Validate many tasks (in parallel with `workers` threads: the work is in subprocesses).
-
-    `executor` (issuebench.executors.get_executor) other than local: each task is validated on a
-    worker, which needs `runner` to pickle (harness_runner's does)."""
+             on_verdict: Callable[[Verdict], None] | None = None,
+             executor: Executor | None = None) -> ValidateResult:
+    """Validate many tasks through the one fan-out path (executors.drive): here in `workers`
+    threads (the work is in subprocesses), or on `executor` (issuebench.executors.get_executor; a
+    remote one needs `runner` to pickle, as harness_runner's does). Verdicts in the tasks' order; a
+    task that raises or loses its worker is rejected as run_failed."""
     tasks = list(tasks)
-    if executor is not None and executor.name != "local":
-        verdicts = _validate_on(executor, tasks, runner, repeats, on_verdict)
-        return ValidateResult(verdicts, tally(verdicts))
+    verdicts: list[Verdict | None] = [None] * len(tasks)
 
-    def one(task: Task) -> Verdict:
-        try:
-            verdict = validate_task(task, runner, repeats)
-        except Exception as exc:  # one bad task never stops the run
-            verdict = Verdict(task, kept=False, reason=P.RUN_FAILED,
-                              detail=f"{type(exc).__name__}: {exc}")
+    def handle(index: int, result: Verdict | Failure) -> None:
+        if isinstance(result, Failure):
+            result = Verdict(tasks[index], kept=False, reason=P.RUN_FAILED, detail=_failure_detail(result))
+        verdicts[index] = result
         if on_verdict:
-            on_verdict(verdict)
-        return verdict
+            on_verdict(result)
 
-    if workers > 1 and len(tasks) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            verdicts = list(pool.map(one, tasks))
-    else:
-        verdicts = [one(task) for task in tasks]
-    return ValidateResult(verdicts, tally(verdicts))
+    work = partial(_validate_one, runner=runner, repeats=repeats)
+    drive(executor or LocalExecutor(max(1, workers)), work, tasks, handle)
+    done = [v for v in verdicts if v is not None]
+    return ValidateResult(done, tally(done))
 
 
 def _validate_one(task: Task, *, runner: Callable, repeats: int) -> Verdict:
     return validate_task(task, runner, repeats)
 
 
-def _validate_on(executor: Executor, tasks: Sequence[Task], runner: Callable, repeats: int,
-                 on_verdict: Callable | None = None) -> list[Verdict]:
-    """Verdicts in the tasks' order, each task validated on a worker (`runner` must pickle)."""
-    verdicts: list[Verdict | None] = [None] * len(tasks)
-    for index, result in executor.map_unordered(partial(_validate_one, runner=runner, repeats=repeats), tasks):
-        if isinstance(result, Failure):  # one lost worker or crashing task never stops the run
-            result = Verdict(tasks[index], kept=False, reason=P.RUN_FAILED, detail=f"{result.kind}: {result.reason}")
-        verdicts[index] = result
-        if on_verdict:
-            on_verdict(result)
-    return [v for v in verdicts if v is not None]
+def _failure_detail(failure: Failure) -> str:
+    """What raised ("RuntimeError: ..."), or that the worker was lost and why."""
+    return failure.reason if failure.kind == "error" else f"{failure.kind}: {failure.reason}"
 
 
 def tally(verdicts: Iterable[Verdict]) -> P.PipelineTable:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from issuebench.envs.build_log import BuildLog, StepFailed
@@ -52,54 +53,27 @@ class DatedPackages:
         A dated release that cannot be built for its metadata is taken as its first wheel for the
         interpreter, as installs do (shapely 1.7.1 on Python 3.9 for pvlib 0.8); one whose
         requires-python refuses the interpreter (uv ignores upper bounds, pip does not) as the first
-        release after the date that admits it (numba 0.52 `<3.9` on Python 3.9 for pvlib 0.7)."""
-        per_package = dict(per_package)
-        wheels: list[str] = []
-        lifted: dict[str, str] = {}  # refused releases' names -> the date they are taken as of
+        release after the date that admits it (numba 0.52 `<3.9` on Python 3.9 for pvlib 0.7).
+
+        Each round: resolve -> on failure, the exception the resolver's complaint allows (or none)
+        -> on success, the releases that refuse the interpreter lifted (or the resolution)."""
         interpreter = python_version(str(python))
         with tempfile.TemporaryDirectory(prefix="issuebench-dated-") as tmp:
-            request = Path(tmp) / "requirements.in"
-            request.write_text("\n".join(requirements) + "\n")
-            out = Path(tmp) / "resolved.txt"
+            res = _Resolution(Path(tmp), dict(per_package))
+            res.ask(requirements)
             for _ in range(MAX_RESOLVE_ROUNDS):
-                argv = compile_command(self.uv, Path(python), cutoff, per_package, request, out)
+                argv = compile_command(self.uv, Path(python), cutoff, res.per_package, res.request, res.out)
                 try:
-                    self.run_host([*argv, *(a for n in wheels for a in ("--only-binary", n))], log, what, None)
+                    self.run_host([*argv, *(a for n in res.wheels for a in ("--only-binary", n))], log, what, None)
                 except StepFailed as exc:
-                    unbuildable = [n for n in failed_builds(exc.output) if n not in wheels]
-                    hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
-                    if unbuildable:
-                        wheels += unbuildable
-                        for name in unbuildable:
-                            per_package[name] = first_wheel_date(name, str(python), cutoff) or NO_CUTOFF
-                        log.note(f"# cutoff: {', '.join(unbuildable)} resolved as the first wheel for this "
-                                 "interpreter (the release of the date cannot be built for its metadata)")
-                    elif hidden and lifted:
-                        # What the later release needs (numba 0.53's llvmlite 0.36) is as late as it.
-                        when = max(lifted.values())
-                        per_package.update(dict.fromkeys(hidden, when))
-                        log.note(f"# cutoff: {', '.join(hidden)} taken as of {when[:10]}, as the releases "
-                                 "taken later for this interpreter need")
-                    else:
+                    if not _allow_in_resolution(res, exc.output, str(python), cutoff, log):
                         return None
                     continue
-                resolved = out.read_text()
+                resolved = res.out.read_text()
                 refusing = [n for n in refused(exact_pins(resolved.splitlines()), interpreter)
-                            if n not in per_package] if interpreter else []
-                if not refusing:
+                            if n not in res.per_package] if interpreter else []
+                if not refusing or not _lift_refused(res, refusing, interpreter or "", cutoff, log):
                     return resolved
-                for name in refusing:
-                    first = first_admitting(name, str(interpreter), cutoff)
-                    if first is None:
-                        return resolved  # no later release admits it either: the install will say so
-                    # A floor as well as a date: uv would rather go back to the refused release
-                    # than take what the later one needs (numba 0.53's llvmlite 0.36) past the date.
-                    requirements = [*requirements, f"{name}>={first[0]}"]
-                    request.write_text("\n".join(requirements) + "\n")
-                    per_package[name] = lifted[name] = first[1][:10] + "T23:59:59Z"
-                log.note(f"# cutoff: {', '.join(f'{n} taken as of {lifted[n][:10]}' for n in refusing)}: the "
-                         f"release of the date refuses Python {interpreter} (its requires-python), the first "
-                         "later one admits it")
         return None
 
     def conda_era(self, spec: EnvSpec, log: BuildLog) -> EnvSpec:
@@ -122,72 +96,45 @@ class DatedPackages:
                 what: str, cwd: Path) -> None:
         """Install with the cutoff; exact pins exempt; dependencies that only pins published after
         the cutoff need are taken as of the newest such pin, as the resolver names them.
-        `argv` is `uv pip install --python PYTHON ...`."""
-        python = argv[4]
-        cutoff = spec.exclude_newer
-        per_package = {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)}
-        binary_only: list[str] = []
-        dated_builds: list[str] = []
-        pins_date: str | None = None
+        `argv` is `uv pip install --python PYTHON ...`.
+
+        Each failed round takes the first exception the resolver's complaint allows, in this order:
+        conda-only entries left out, a yanked-only requirement pinned, the era's build tools, the
+        first wheel for the interpreter, what the pins need as of the newest pin; none: it fails."""
+        state = _Install(argv, argv[4], spec.exclude_newer,
+                         {**exempt_from_cutoff(spec), **dict.fromkeys((n for n, _ in pins), NO_CUTOFF)})
         for _ in range(MAX_CUTOFF_EXCEPTIONS_ROUNDS):
             try:
-                wheels = [a for n in binary_only for a in ("--only-binary", n)]
-                self.run_host([*argv[:3], *date_args(cutoff, per_package), *dated_builds, *wheels, *argv[3:]],
-                              log, what, cwd)
-                log.cutoff_exceptions.update({n: d for n, d in per_package.items() if d != NO_CUTOFF})
-                return
+                self.run_host(state.command(), log, what, cwd)
             except StepFailed as exc:
-                absent = not_on_index(exc.output) or unsatisfiable_requirements(exc.output)
-                if absent and drop_from_conda_files(argv, absent):
-                    # conda environment files name conda-only packages (cdms2): not on the index.
-                    log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
-                             "the package index has no release of it that installs here")
-                    continue
-                yanked = only_yanked(exc.output)
-                if yanked and yanked not in argv:
-                    # Every release was withdrawn since (types-pkg_resources): an exact pin may
-                    # still take a yanked release, as the packaging standards allow.
-                    argv = [*argv, yanked]
-                    log.note(f"# substituted: {yanked} pinned exactly: every release the date allows is yanked")
-                    continue
-                unbuildable = failed_builds(exc.output)
-                tools = legacy_build_constraints(Path(python).parent.parent) \
-                    if unbuildable and not dated_builds else None
-                if tools is not None:
-                    # An exact pin of setuptools lifts the date for it everywhere, builds included:
-                    # markupsafe 1.0's setup.py imports `Feature`, gone from setuptools since 2020.
-                    # Builds first get the env's own build tools, which are the era's.
-                    dated_builds = ["--build-constraint", str(tools)]
-                    log.note(f"# builds: {', '.join(unbuildable)} built with the environment's own build tools "
-                             f"({tools.read_text().strip().replace(chr(10), ', ')}): today's cannot build it")
-                    continue
-                if cutoff and unbuildable and not set(unbuildable) & set(binary_only):
-                    # The era's release has no wheel for this interpreter and no longer builds
-                    # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take
-                    # the first release that ships a wheel for it, as near the date as that allows.
-                    binary_only += unbuildable
-                    for name in unbuildable:
-                        per_package[name] = first_wheel_date(name, python, cutoff) or NO_CUTOFF
-                    log.note(f"# cutoff: {', '.join(unbuildable)} taken as the first wheel for this interpreter "
-                             f"({', '.join(per_package[n][:10] for n in unbuildable)}): the release of the date "
-                             "cannot be built here")
-                    continue
-                hidden = [n for n in filtered_by_cutoff(exc.output) if n not in per_package]
-                if not cutoff or not hidden:
+                if not (any(rule(state, exc.output, log) for rule in _INSTALL_EXCEPTIONS)
+                        or self._as_of_pins(state, exc.output, spec, pins, log)):
                     raise
-                if pins_date is None:
-                    pins_date = newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
-                    if pins_date is None:
-                        raise  # no pin postdates the date: the date itself is what the resolver refuses
-                    # Everything the pins need, as of their time, in one resolution; the loop then
-                    # handles whatever else the resolver still names.
-                    hidden += [n for n in self.pin_closure(python, pins, pins_date, log)
-                               if n not in per_package and n not in hidden]
-                for name in hidden:
-                    per_package[name] = pins_date
-                log.note(f"# cutoff: {', '.join(hidden)} taken as of {pins_date[:10]}, the newest exact pin's "
-                         f"publication (pins win over the date {cutoff[:10]}, and they need these)")
+                continue
+            log.cutoff_exceptions.update({n: d for n, d in state.per_package.items() if d != NO_CUTOFF})
+            return
         raise StepFailed(f"{what}: the resolver kept asking for packages the date hides")
+
+    def _as_of_pins(self, state: _Install, output: str, spec: EnvSpec, pins: list[tuple[str, str]],
+                    log: BuildLog) -> bool:
+        """Dependencies the date hides that the pins need: as of the newest pin's publication."""
+        cutoff = state.cutoff
+        hidden = [n for n in filtered_by_cutoff(output) if n not in state.per_package]
+        if not cutoff or not hidden:
+            return False
+        if state.pins_date is None:
+            state.pins_date = newest_pin_date([*pins, *exact_pins(spec.packages)], cutoff)
+            if state.pins_date is None:
+                return False  # no pin postdates the date: the date itself is what the resolver refuses
+            # Everything the pins need, as of their time, in one resolution; the loop then
+            # handles whatever else the resolver still names.
+            hidden += [n for n in self.pin_closure(state.python, pins, state.pins_date, log)
+                       if n not in state.per_package and n not in hidden]
+        for name in hidden:
+            state.per_package[name] = state.pins_date
+        log.note(f"# cutoff: {', '.join(hidden)} taken as of {state.pins_date[:10]}, the newest exact pin's "
+                 f"publication (pins win over the date {cutoff[:10]}, and they need these)")
+        return True
 
     def pin_closure(self, python: str, pins: list[tuple[str, str]], when: str, log: BuildLog) -> list[str]:
         """Names of the packages the exact pins need, resolved together as of `when` (best effort)."""
@@ -196,6 +143,144 @@ class DatedPackages:
         if resolved is None:
             return []
         return [line.split("==")[0].strip() for line in resolved.splitlines() if "==" in line]
+
+
+@dataclass
+class _Resolution:
+    """One resolution's exceptions to the date so far."""
+
+    folder: Path
+    per_package: dict[str, str]
+    wheels: list[str] = field(default_factory=list)      # names taken as their first wheel
+    lifted: dict[str, str] = field(default_factory=dict)  # refused releases' names -> the date they are taken as of
+    requirements: list[str] = field(default_factory=list)
+
+    @property
+    def request(self) -> Path:
+        return self.folder / "requirements.in"
+
+    @property
+    def out(self) -> Path:
+        return self.folder / "resolved.txt"
+
+    def ask(self, requirements: list[str]) -> None:
+        self.requirements = requirements
+        self.request.write_text("\n".join(requirements) + "\n")
+
+
+def _allow_in_resolution(res: _Resolution, output: str, python: str, cutoff: str, log: BuildLog) -> bool:
+    """The exception a failed resolution allows: unbuildable releases as their first wheel, or
+    what releases lifted for the interpreter need, as late as they are. False: none."""
+    unbuildable = [n for n in failed_builds(output) if n not in res.wheels]
+    hidden = [n for n in filtered_by_cutoff(output) if n not in res.per_package]
+    if unbuildable:
+        res.wheels += unbuildable
+        for name in unbuildable:
+            res.per_package[name] = first_wheel_date(name, python, cutoff) or NO_CUTOFF
+        log.note(f"# cutoff: {', '.join(unbuildable)} resolved as the first wheel for this "
+                 "interpreter (the release of the date cannot be built for its metadata)")
+        return True
+    if hidden and res.lifted:
+        # What the later release needs (numba 0.53's llvmlite 0.36) is as late as it.
+        when = max(res.lifted.values())
+        res.per_package.update(dict.fromkeys(hidden, when))
+        log.note(f"# cutoff: {', '.join(hidden)} taken as of {when[:10]}, as the releases "
+                 "taken later for this interpreter need")
+        return True
+    return False
+
+
+def _lift_refused(res: _Resolution, refusing: list[str], interpreter: str, cutoff: str, log: BuildLog) -> bool:
+    """Each release that refuses the interpreter as the first later one that admits it. False
+    when one has none (the install will say so)."""
+    for name in refusing:
+        first = first_admitting(name, interpreter, cutoff)
+        if first is None:
+            return False
+        # A floor as well as a date: uv would rather go back to the refused release
+        # than take what the later one needs (numba 0.53's llvmlite 0.36) past the date.
+        res.ask([*res.requirements, f"{name}>={first[0]}"])
+        res.per_package[name] = res.lifted[name] = first[1][:10] + "T23:59:59Z"
+    log.note(f"# cutoff: {', '.join(f'{n} taken as of {res.lifted[n][:10]}' for n in refusing)}: the "
+             f"release of the date refuses Python {interpreter} (its requires-python), the first "
+             "later one admits it")
+    return True
+
+
+@dataclass
+class _Install:
+    """One install's exceptions to the date so far."""
+
+    argv: list[str]                 # uv pip install --python PYTHON ...
+    python: str
+    cutoff: str | None
+    per_package: dict[str, str]
+    binary_only: list[str] = field(default_factory=list)
+    dated_builds: list[str] = field(default_factory=list)
+    pins_date: str | None = None
+
+    def command(self) -> list[str]:
+        wheels = [a for n in self.binary_only for a in ("--only-binary", n)]
+        return [*self.argv[:3], *date_args(self.cutoff, self.per_package), *self.dated_builds, *wheels,
+                *self.argv[3:]]
+
+
+def _leave_out_conda_only(state: _Install, output: str, log: BuildLog) -> bool:
+    absent = not_on_index(output) or unsatisfiable_requirements(output)
+    if not (absent and drop_from_conda_files(state.argv, absent)):
+        return False
+    # conda environment files name conda-only packages (cdms2): not on the index.
+    log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
+             "the package index has no release of it that installs here")
+    return True
+
+
+def _pin_yanked(state: _Install, output: str, log: BuildLog) -> bool:
+    yanked = only_yanked(output)
+    if not yanked or yanked in state.argv:
+        return False
+    # Every release was withdrawn since (types-pkg_resources): an exact pin may
+    # still take a yanked release, as the packaging standards allow.
+    state.argv = [*state.argv, yanked]
+    log.note(f"# substituted: {yanked} pinned exactly: every release the date allows is yanked")
+    return True
+
+
+def _era_build_tools(state: _Install, output: str, log: BuildLog) -> bool:
+    unbuildable = failed_builds(output)
+    tools = legacy_build_constraints(Path(state.python).parent.parent) \
+        if unbuildable and not state.dated_builds else None
+    if tools is None:
+        return False
+    # An exact pin of setuptools lifts the date for it everywhere, builds included:
+    # markupsafe 1.0's setup.py imports `Feature`, gone from setuptools since 2020.
+    # Builds first get the env's own build tools, which are the era's.
+    state.dated_builds = ["--build-constraint", str(tools)]
+    log.note(f"# builds: {', '.join(unbuildable)} built with the environment's own build tools "
+             f"({tools.read_text().strip().replace(chr(10), ', ')}): today's cannot build it")
+    return True
+
+
+def _first_wheels(state: _Install, output: str, log: BuildLog) -> bool:
+    unbuildable = failed_builds(output)
+    if not (state.cutoff and unbuildable and not set(unbuildable) & set(state.binary_only)):
+        return False
+    # The era's release has no wheel for this interpreter and no longer builds
+    # (bottleneck 1.3.2 wants numpy 1.17 built from source on Python 3.10): take
+    # the first release that ships a wheel for it, as near the date as that allows.
+    state.binary_only += unbuildable
+    for name in unbuildable:
+        state.per_package[name] = first_wheel_date(name, state.python, state.cutoff) or NO_CUTOFF
+    log.note(f"# cutoff: {', '.join(unbuildable)} taken as the first wheel for this interpreter "
+             f"({', '.join(state.per_package[n][:10] for n in unbuildable)}): the release of the date "
+             "cannot be built here")
+    return True
+
+
+# What a failed install round may allow, in the order they are tried (the pins' rule, which needs
+# a resolution of its own, comes last: DatedPackages._as_of_pins).
+_INSTALL_EXCEPTIONS: tuple[Callable[[_Install, str, BuildLog], bool], ...] = (
+    _leave_out_conda_only, _pin_yanked, _era_build_tools, _first_wheels)
 
 
 def first_wheel_date(name: str, python: str, cutoff: str) -> str | None:

@@ -54,6 +54,9 @@ def refuses(name: str, version: str, python: str) -> bool:
 def refused(pins: Iterable[tuple[str, str]], python: str) -> list[str]:
     """The names among `pins` (name, version) whose release refuses the interpreter."""
     pins = list(pins)
+    # Not a fan-out through executors.drive: these are the index reads of one environment build,
+    # inside whatever worker builds it; a read that fails fails the build, and there is no
+    # per-item result for a driver to record or a process of its own to stop.
     with ThreadPoolExecutor(_FETCHERS) as pool:
         verdicts = list(pool.map(lambda pin: refuses(pin[0], pin[1], python), pins))
     return [name for (name, _), no in zip(pins, verdicts, strict=True) if no]

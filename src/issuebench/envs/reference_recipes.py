@@ -163,51 +163,77 @@ def _translate_install(repo: str, command: str, notes: list[str]) -> list[str]:
 _APT = re.compile(r"\bapt(-get)?\b")
 
 
+@dataclass
+class _Draft:
+    """A recipe being translated: what each phase found, and what it could not translate."""
+
+    out: dict[str, Any]
+    untranslated: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    packages: list[str] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    pre_install: list[str] = field(default_factory=list)
+    install: list[str] = field(default_factory=list)
+    env_vars: dict[str, str] = field(default_factory=dict)
+    needs_network: bool = False
+
+
 def translate_spec(repo: str, version: str, ref: dict[str, Any], tables: dict[str, Any],
                    corrections: Corrections) -> tuple[dict[str, Any], list[str]]:
-    """One reference spec -> (recipe table, what could not be translated)."""
-    out: dict[str, Any] = {"python": str(ref.get("python", "3.9"))}
-    untranslated: list[str] = []
-    notes: list[str] = []
-    packages: list[str] = []
-    requirements: list[str] = []
+    """One reference spec -> (recipe table, what could not be translated).
 
+    In phases: packages (conda names to PyPI, requirement and environment files) -> pre-install
+    commands -> install -> environment variables from the eval commands -> the test command,
+    parser and in-place rebuild -> the packaged corrections -> the recipe table."""
+    draft = _Draft({"python": str(ref.get("python", "3.9"))})
+    _translate_packages(repo, ref, tables, draft)
+    _translate_pre_install(repo, ref, draft)
+    draft.install = _translate_install(repo, ref["install"], draft.notes) if ref.get("install") else []
+    _translate_eval_env(ref, draft)
+    _translate_tests(repo, ref, tables, draft)
+    _apply_corrections(corrections.for_version(repo, version), draft)
+    return _recipe_table(draft), draft.untranslated
+
+
+def _translate_packages(repo: str, ref: dict[str, Any], tables: dict[str, Any], draft: _Draft) -> None:
     raw = ref.get("packages")
     if raw == "requirements.txt":
         paths = tables["reqs_paths"].get(repo, [])
         if paths:
-            requirements.append("|".join(paths))
+            draft.requirements.append("|".join(paths))
         else:
-            untranslated.append("packages=requirements.txt but the reference names no file")
+            draft.untranslated.append("packages=requirements.txt but the reference names no file")
     elif raw == "environment.yml":
         paths = tables["env_yml_paths"].get(repo, ["environment.yml"])
-        requirements.append("|".join(paths))
-        notes.append("conda environment file installed with uv: conda-only entries are skipped (see build.log)")
+        draft.requirements.append("|".join(paths))
+        draft.notes.append("conda environment file installed with uv: conda-only entries are skipped (see build.log)")
     elif isinstance(raw, str) and raw.strip():
         for item in _split_packages(raw):
             pip_name = conda_to_pip(item)
             if pip_name is None:
-                untranslated.append(f"conda package `{item}` has no PyPI counterpart")
+                draft.untranslated.append(f"conda package `{item}` has no PyPI counterpart")
             else:
-                packages.append(pip_name)
-    packages += [str(p) for p in ref.get("pip_packages", [])]
+                draft.packages.append(pip_name)
+    draft.packages += [str(p) for p in ref.get("pip_packages", [])]
 
-    pre_install: list[str] = []
+
+def _translate_pre_install(repo: str, ref: dict[str, Any], draft: _Draft) -> None:
     for command in ref.get("pre_install", []):
         if _APT.search(command):
-            untranslated.append(f"system packages not installed: `{command}`")
+            draft.untranslated.append(f"system packages not installed: `{command}`")
         elif "locale-gen" in command or "/etc/locale.gen" in command:
-            untranslated.append(f"locale setup skipped: `{command}` (C.UTF-8 used instead)")
+            draft.untranslated.append(f"locale setup skipped: `{command}` (C.UTF-8 used instead)")
         elif "tox.ini" in command and repo == "sphinx-doc/sphinx":
-            notes.append("tests run with pytest directly, not through tox, so tox.ini is left as it is")
+            draft.notes.append("tests run with pytest directly, not through tox, so tox.ini is left as it is")
         else:
-            pre_install.append(command.replace("/testbed", TESTBED_PATH))
-    if any(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", c) for c in pre_install):
+            draft.pre_install.append(command.replace("/testbed", TESTBED_PATH))
+    if any(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", c) for c in draft.pre_install):
         # Shell variables set in one line and used in the next: one script, as in the reference.
-        pre_install = ["set -e\n" + "\n".join(pre_install)]
+        draft.pre_install = ["set -e\n" + "\n".join(draft.pre_install)]
 
-    install = _translate_install(repo, ref["install"], notes) if ref.get("install") else []
-    env_vars: dict[str, str] = {}
+
+def _translate_eval_env(ref: dict[str, Any], draft: _Draft) -> None:
+    """The eval commands' exports as variables; what conda and Docker did beyond them is noted."""
     for command in ref.get("eval_commands", []):
         match = re.match(r"^export\s+([A-Za-z_]\w*)=(.*)$", command.strip())
         if match:
@@ -216,57 +242,58 @@ def translate_spec(repo: str, version: str, ref: dict[str, Any], tables: dict[st
                 value = "C.UTF-8"
             if match.group(1) == "LANGUAGE":
                 continue
-            env_vars[match.group(1)] = value
+            draft.env_vars[match.group(1)] = value
         elif "locale" in command:
-            untranslated.append(f"locale setup skipped: `{command}` (C.UTF-8 used instead)")
+            draft.untranslated.append(f"locale setup skipped: `{command}` (C.UTF-8 used instead)")
         else:
-            untranslated.append(f"eval command not translated: `{command}`")
+            draft.untranslated.append(f"eval command not translated: `{command}`")
     for key, what in (("nano_cpus", "CPU limit"), ("execute_test_as_nonroot", "tests as a non-root user"),
                       ("no_use_env", "conda base env instead of a named env")):
         if key in ref:
-            untranslated.append(f"{what} ({key}={ref[key]!r}) not applied")
+            draft.untranslated.append(f"{what} ({key}={ref[key]!r}) not applied")
 
+
+def _translate_tests(repo: str, ref: dict[str, Any], tables: dict[str, Any], draft: _Draft) -> None:
     test_cmd = str(ref.get("test_cmd", "pytest -rA"))
     if test_cmd.startswith("tox "):
-        notes.append(f"reference test command `{test_cmd}` replaced by `{_SPHINX_TEST}` (what tox.ini runs)")
+        draft.notes.append(f"reference test command `{test_cmd}` replaced by `{_SPHINX_TEST}` (what tox.ini runs)")
         test_cmd = _SPHINX_TEST
-    out["test_cmd"] = test_cmd
-    out["test_directives"] = "django" if repo == "django/django" else "paths"
-    parser = tables["parsers"].get(repo)
-    out["log_parser"] = parser or "parse_log_pytest"
-    if repo in _INPLACE_EXT and install:
-        out["pre_test"] = ["python setup.py build_ext --inplace -q >/dev/null 2>&1 || python setup.py build_ext --inplace"]
-        notes.append("compiled extensions are rebuilt in each workspace before the tests (the reference re-runs "
-                     "its install there)")
+    draft.out["test_cmd"] = test_cmd
+    draft.out["test_directives"] = "django" if repo == "django/django" else "paths"
+    draft.out["log_parser"] = tables["parsers"].get(repo) or "parse_log_pytest"
+    if repo in _INPLACE_EXT and draft.install:
+        draft.out["pre_test"] = ["python setup.py build_ext --inplace -q >/dev/null 2>&1 || "
+                                 "python setup.py build_ext --inplace"]
+        draft.notes.append("compiled extensions are rebuilt in each workspace before the tests (the reference "
+                           "re-runs its install there)")
 
-    needs_network = False
+
+def _apply_corrections(fixes: list[dict[str, Any]], draft: _Draft) -> None:
     overrides: dict[str, Any] = {}
-    for fix in corrections.for_version(repo, version):
+    for fix in fixes:
         for old, new in fix.get("replace_packages", {}).items():
-            packages = [new if p == old else p for p in packages]
-        packages += [p for p in fix.get("add_packages", []) if p not in packages]
+            draft.packages = [new if p == old else p for p in draft.packages]
+        draft.packages += [p for p in fix.get("add_packages", []) if p not in draft.packages]
         if fix.get("needs_network"):
-            needs_network = True
+            draft.needs_network = True
         overrides.update(fix.get("set", {}))  # any recipe field, e.g. test_cmd or log_parser
-        notes.append("correction: " + fix["note"])
-    out.update(overrides)
+        draft.notes.append("correction: " + fix["note"])
+    draft.out.update(overrides)
 
-    if packages:
-        out["packages"] = packages
-    if requirements:
-        out["requirements_files"] = requirements
-    if pre_install:
-        out["pre_install"] = pre_install
-    if install:
-        out["install"] = install
-    if env_vars:
-        out["env_vars"] = env_vars
+
+def _recipe_table(draft: _Draft) -> dict[str, Any]:
+    out = draft.out
+    for key, value in (("packages", draft.packages), ("requirements_files", draft.requirements),
+                       ("pre_install", draft.pre_install), ("install", draft.install),
+                       ("env_vars", draft.env_vars)):
+        if value:
+            out[key] = value
     out["exclude_newer_source"] = "environment_setup_commit"
-    if needs_network:
+    if draft.needs_network:
         out["needs_network"] = True
-    if untranslated or notes:
-        out["notes"] = notes + [f"not translated: {u}" for u in untranslated]
-    return out, untranslated
+    if draft.untranslated or draft.notes:
+        out["notes"] = draft.notes + [f"not translated: {u}" for u in draft.untranslated]
+    return out
 
 
 # -- writing TOML -------------------------------------------------------------------------------

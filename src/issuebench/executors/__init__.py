@@ -1,11 +1,10 @@
 """Where records run: `local` (a pool on this machine, the default) or `ray` (a Ray cluster).
 
-Every command that fans out (eval, validate, setup, synth, agent) picks its executor here and
-nowhere else:
+Every command that fans out (eval, validate, synth, agent, infer, the test-strength passes) goes
+through one path, `drive`, on an executor chosen here (or a LocalExecutor it makes itself):
 
     executor = get_executor(name, address, workers)     # name: "local" | "ray"
-    for index, result in executor.map_unordered(fn, records):
-        ...                                               # result may be a Failure
+    drive(executor, fn, records, handle)                 # handle(index, result or Failure)
     executor.close()
 
 `fn` and the records must pickle (module-level functions, dataclasses, pydantic models): with

@@ -1,9 +1,8 @@
 """Records drawn one at a time, until the driver says stop: how agent keeps its total cost limit
-and synth its --max-tasks on a remote executor.
+on a remote executor and synth its --max-tasks on any.
 
-The Ray executor draws its next record only when a slot frees, after the driver has handled the
-result that freed it, so `stop()` sees every finished record. (The local pool draws all records at
-once; agent and synth keep their own thread pools for local runs.)
+Both executors draw their next record only when a slot frees, after the driver has handled the
+result that freed it, so `stop()` sees every finished record.
 """
 
 from __future__ import annotations

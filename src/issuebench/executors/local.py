@@ -35,25 +35,37 @@ class LocalExecutor:
         return ThreadPoolExecutor(max_workers=self.workers)
 
     def map_unordered(self, fn: Callable[[T], R], records: Sequence[T]) -> Iterator[tuple[int, R | Failure]]:
-        """Results as they finish. Stopped before the end (Ctrl-C, or the driver leaving the loop),
-        nothing more is recorded by the records in flight (interrupts.may_record), those not started
-        never start, and the processes of those running are killed until every one has returned."""
+        """Results as they finish. At most `workers` records are out at a time, and the next is
+        drawn only once the driver has handled the result that freed its slot, as on Ray (so a
+        Gate's stop sees every finished record). Stopped before the end (Ctrl-C, or the driver
+        leaving the loop), nothing more is recorded by the records in flight
+        (interrupts.may_record), those not drawn never start, and the processes of those running
+        are killed until every one has returned."""
         flag = StopFlag()
         pool = self._pool()
         work = fn if self.kind == "process" else partial(_marked, flag, fn)
-        futures: dict[Future, int] = {pool.submit(work, record): i for i, record in enumerate(records)}
-        pending = set(futures)
-        self._pending = pending
+        todo = iter(enumerate(records))
+        futures: dict[Future, int] = {}
+
+        def submit() -> None:
+            for index, record in todo:
+                futures[pool.submit(work, record)] = index
+                if len(futures) >= self.workers:
+                    return
+
+        self._pending: set[Future] | dict[Future, int] = futures
         try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                self._pending = pending
-                for future in done:
-                    yield futures[future], _outcome(future)
+            submit()
+            while futures:
+                done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                finished = [(futures.pop(future), future) for future in done]
+                for index, future in finished:
+                    yield index, _outcome(future)
+                submit()
         finally:
-            if pending:
+            if futures:
                 with stop_signals_held():  # a second Ctrl-C must not cut the clean-up short
-                    self._stop(pool, flag, pending)
+                    self._stop(pool, flag, set(futures))
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _stop(self, pool: _PoolExecutor, flag: StopFlag, pending: set[Future]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.files import write_text_atomic
-from issuebench.sandbox import Limits
+from issuebench.sandbox import Limits, RunStatus
 
 VARIABLE = "NPY_DISABLE_CPU_FEATURES"
 _CACHE_FILE = ".issuebench-numpy-avx512"
@@ -46,7 +46,7 @@ def avx512_features(env: Any, workspace: Path, sandbox: Any) -> str:
     # cwd outside the workspace: a checkout's own `numpy` folder is not the environment's numpy.
     result = sandbox.run(["python", "-c", _PROBE], workspace=workspace, binds=env.binds(), env=env.run_env(),
                          limits=Limits(timeout=_TIMEOUT, memory_mb=None, max_procs=None), network=False, cwd="/")
-    if result.status != "ok" or result.returncode != 0:
+    if result.status != RunStatus.OK or result.returncode != 0:
         return ""  # not cached: a sandbox hiccup should not decide for every later run
     lines = [line for line in result.output.splitlines() if line.startswith("AVX512")]
     features = lines[-1].strip() if lines else ""

@@ -10,14 +10,15 @@ from issuebench.harness.runner_report import RunnerReport
 from issuebench.harness.verdict import parser_name
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatusMap
 from issuebench.parsers import extract_test_output, get_parser, suite_ran
+from issuebench.sandbox import RunStatus
 
 SANDBOX_STATUS = {
-    "timeout": InstanceStatus.TIMEOUT,
-    "memory_limit": InstanceStatus.MEMORY_LIMIT,
-    "process_limit": InstanceStatus.PROCESS_LIMIT,
-    "output_limit": InstanceStatus.OUTPUT_LIMIT,
-    "file_limit": InstanceStatus.FILE_LIMIT,
-    "sandbox_failed": InstanceStatus.SANDBOX_FAILED,
+    RunStatus.TIMEOUT: InstanceStatus.TIMEOUT,
+    RunStatus.MEMORY_LIMIT: InstanceStatus.MEMORY_LIMIT,
+    RunStatus.PROCESS_LIMIT: InstanceStatus.PROCESS_LIMIT,
+    RunStatus.OUTPUT_LIMIT: InstanceStatus.OUTPUT_LIMIT,
+    RunStatus.FILE_LIMIT: InstanceStatus.FILE_LIMIT,
+    RunStatus.SANDBOX_FAILED: InstanceStatus.SANDBOX_FAILED,
 }
 
 

@@ -8,14 +8,14 @@ with the prompt as a `text` column, like the published BM25 and oracle datasets.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from issuebench.errors import IssuebenchError
+from issuebench.executors import Failure, LocalExecutor, drive
 from issuebench.files import write_json
 from issuebench.infer.check import apply_check
 from issuebench.infer.extract import extract_patch
@@ -121,38 +121,31 @@ def run_infer(tasks: Iterable[Task], model: Model | None, output: Path, cfg: Inf
     result.skipped = [t.instance_id for t in tasks if t.instance_id in done]
     if model is not None:  # one row per instance: those asked again lose their old one (--no-resume)
         preds.make_room(t.instance_id for t in todo)
-    lock = threading.Lock()
     if write_text and not resume:
         text_path.unlink(missing_ok=True)
     have_text = _ids(text_path) if write_text else set()
 
     def finish(task: Task, rec: dict[str, Any]) -> None:
         write_json(output / "prompts" / f"{task.instance_id.replace('/', '__')}.json", rec)
-        with lock:
-            if rec.get("status") == "predicted":
-                preds.append(prediction_row(rec))
-            if write_text and "text" in rec and task.instance_id not in have_text:
-                _append(text_path, text_row(task, rec))
+        if rec.get("status") == "predicted":
+            preds.append(prediction_row(rec))
+        if write_text and "text" in rec and task.instance_id not in have_text:
+            _append(text_path, text_row(task, rec))
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(_guarded, t, model, cfg): t for t in todo}
-        for future in as_completed(futures):
-            task, rec = futures[future], future.result()
-            finish(task, rec)
-            result.records.append(rec)
-            if on_result:
-                on_result(rec)
+    def handle(index: int, rec: dict[str, Any] | Failure) -> None:
+        task = todo[index]
+        if isinstance(rec, Failure):  # the machinery failed (infer_one gives faults a status)
+            rec = {"instance_id": task.instance_id, "model": model.name if model else None, "status": "error",
+                   "reason": f"harness error: {rec.reason}"}
+        finish(task, rec)
+        result.records.append(rec)
+        if on_result:
+            on_result(rec)
+
+    drive(LocalExecutor(max(1, workers)), partial(infer_one, model=model, cfg=cfg), todo, handle)
     order = {t.instance_id: i for i, t in enumerate(todo)}
     result.records.sort(key=lambda r: order[r["instance_id"]])
     return result
-
-
-def _guarded(task: Task, model: Model | None, cfg: InferConfig) -> dict[str, Any]:
-    try:
-        return infer_one(task, model, cfg)
-    except Exception as exc:  # one bad instance never stops the run
-        return {"instance_id": task.instance_id, "model": model.name if model else None, "status": "error",
-                "reason": f"harness error: {type(exc).__name__}: {exc}"}
 
 
 def _append(path: Path, row: dict[str, Any]) -> None:

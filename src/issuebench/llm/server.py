@@ -92,59 +92,72 @@ class LoopbackServer:
 
 
 def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    """The request handler class bound to this server (http.server makes one handler per request)."""
+    return type("Handler", (_Handler,), {"loopback": server})
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and the demo print enough
-            pass
 
-        def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            blob = json.dumps(payload).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(blob)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(blob)
+class _Handler(BaseHTTPRequestHandler):
+    """A POST to /chat/completions, in order: the bearer key noted -> the next injected fault, if
+    any -> the scripted answer. GET /models lists the one model."""
 
-        def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self._send(200, {"object": "list", "data": [{"id": server.model.name, "object": "model"}]})
-            else:
-                self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+    protocol_version = "HTTP/1.1"
+    loopback: LoopbackServer
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
-            server.api_keys.add(str(self.headers.get("Authorization") or "").removeprefix("Bearer "))
-            if not self.path.rstrip("/").endswith("/chat/completions"):
-                self._send(404, {"error": {"message": "not found", "type": "not_found"}})
-                return
-            fault = server.next_fault()
-            if fault in ("400", "429", "500", "502", "503"):
-                code = int(fault)
-                headers = {"Retry-After": "0"} if code == 429 else None
-                self._send(code, {"error": {"message": f"injected {code}", "type": "injected"}}, headers)
-                return
-            if fault == "drop":
-                self.close_connection = True
-                self.connection.close()
-                return
-            if fault.startswith("slow:"):
-                time.sleep(float(fault.split(":", 1)[1]))
-            try:
-                body = json.loads(raw or b"{}")
-            except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
-                return
-            answer = server.complete(body)
-            if answer is None:
-                self._send(400, {"error": {"message": "no scripted answer", "type": "invalid_request_error"}})
-                return
-            try:
-                self._send(200, answer)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (its timeout) while we were slow on purpose
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and the demo print enough
+        pass
 
-    return Handler
+    def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        blob = json.dumps(payload).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(blob)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(blob)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, {"object": "list", "data": [{"id": self.loopback.model.name, "object": "model"}]})
+        else:
+            self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        self.loopback.api_keys.add(str(self.headers.get("Authorization") or "").removeprefix("Bearer "))
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+            return
+        if not self._injected(self.loopback.next_fault()):
+            self._answer(raw)
+
+    def _injected(self, fault: str) -> bool:
+        """Play the fault; True when it was the whole reply (a slow answer still gets answered)."""
+        if fault in ("400", "429", "500", "502", "503"):
+            code = int(fault)
+            headers = {"Retry-After": "0"} if code == 429 else None
+            self._send(code, {"error": {"message": f"injected {code}", "type": "injected"}}, headers)
+            return True
+        if fault == "drop":
+            self.close_connection = True
+            self.connection.close()
+            return True
+        if fault.startswith("slow:"):
+            time.sleep(float(fault.split(":", 1)[1]))
+        return False
+
+    def _answer(self, raw: bytes) -> None:
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, {"error": {"message": "body is not JSON", "type": "invalid_request_error"}})
+            return
+        answer = self.loopback.complete(body)
+        if answer is None:
+            self._send(400, {"error": {"message": "no scripted answer", "type": "invalid_request_error"}})
+            return
+        try:
+            self._send(200, answer)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout) while we were slow on purpose

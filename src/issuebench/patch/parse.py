@@ -186,11 +186,13 @@ def _more_body_follows(lines: list[str], i: int) -> bool:
 
 
 def parse_patch(text: str | None) -> list[FilePatch]:
-    """Parse a unified diff into one FilePatch per file. Raises PatchParseError when malformed."""
+    """Parse a unified diff into one FilePatch per file. Raises PatchParseError when malformed.
+
+    Each file's section in order: the git header and its extended lines (modes, renames, binary)
+    -> the ---/+++ pair -> the hunks -> whatever follows until the next section."""
     if text is None:
         return []
-    raw_lines = text.replace("\r\n", "\n").split("\n")
-    lines = raw_lines
+    lines = text.replace("\r\n", "\n").split("\n")
     files: list[FilePatch] = []
     i, n = 0, len(lines)
     while i < n and not _starts_section(lines, i):
@@ -198,54 +200,9 @@ def parse_patch(text: str | None) -> list[FilePatch]:
     while i < n:
         start = i
         fp = FilePatch(path_old=None, path_new=None, start_line=i + 1)
-        saw_old_path = saw_new_path = False
-        if lines[i].startswith("diff --git "):
-            fp.path_old, fp.path_new = _git_header_paths(lines[i])
-            i += 1
-            # Extended header lines up to '---' or the next section.
-            while i < n and not lines[i].startswith(("--- ", "@@", "diff --git ")):
-                line = lines[i]
-                if line.startswith("new file mode "):
-                    fp.is_new = True
-                    fp.new_mode = line.split()[-1]
-                elif line.startswith("deleted file mode "):
-                    fp.is_deleted = True
-                elif line.startswith("new mode "):
-                    fp.new_mode = line.split()[-1]
-                elif line.startswith(("rename from ", "copy from ")):
-                    fp.is_rename = True
-                    fp.path_old = line.split(" ", 2)[2]
-                elif line.startswith(("rename to ", "copy to ")):
-                    fp.path_new = line.split(" ", 2)[2]
-                elif line.startswith("GIT binary patch") or (
-                        line.startswith("Binary files ") and line.endswith(" differ")):
-                    fp.is_binary = True
-                i += 1
-        if i < n and _is_file_header_pair(lines, i):
-            fp.path_old = _strip_prefix(lines[i][4:])
-            fp.path_new = _strip_prefix(lines[i + 1][4:])
-            saw_old_path = saw_new_path = True
-            i += 2
-        if saw_old_path and fp.path_old is None:
-            fp.is_new = True
-        if saw_new_path and fp.path_new is None:
-            fp.is_deleted = True
-        if fp.is_new:
-            fp.path_old = None
-        if fp.is_deleted:
-            fp.path_new = None
-        while i < n and lines[i].startswith("@@"):
-            match = HUNK_HEADER.match(lines[i])
-            if not match:
-                raise PatchParseError(
-                    f"hunk header without line numbers: {lines[i][:60]!r} "
-                    "(expected '@@ -start,count +start,count @@')", i + 1)
-            old_start, old_count, new_start, new_count, section = match.groups()
-            hunk = Hunk(int(old_start), 1 if old_count is None else int(old_count),
-                        int(new_start), 1 if new_count is None else int(new_count),
-                        section.strip(), header_line=i + 1)
-            i = _read_hunk(lines, i + 1, hunk)
-            fp.hunks.append(hunk)
+        i = _read_git_header(lines, i, fp)
+        i = _read_file_headers(lines, i, fp)
+        i = _read_hunks(lines, i, fp)
         # Anything until the next section (e.g. binary data, trailing prose) stays with this file.
         while i < n and not _starts_section(lines, i):
             i += 1
@@ -257,6 +214,67 @@ def parse_patch(text: str | None) -> list[FilePatch]:
             raise PatchParseError("file section names no path", start + 1)
         files.append(fp)
     return files
+
+
+def _read_git_header(lines: list[str], i: int, fp: FilePatch) -> int:
+    """'diff --git a/x b/x' and its extended header lines, up to '---' or the next section."""
+    if not lines[i].startswith("diff --git "):
+        return i
+    fp.path_old, fp.path_new = _git_header_paths(lines[i])
+    i += 1
+    while i < len(lines) and not lines[i].startswith(("--- ", "@@", "diff --git ")):
+        line = lines[i]
+        if line.startswith("new file mode "):
+            fp.is_new = True
+            fp.new_mode = line.split()[-1]
+        elif line.startswith("deleted file mode "):
+            fp.is_deleted = True
+        elif line.startswith("new mode "):
+            fp.new_mode = line.split()[-1]
+        elif line.startswith(("rename from ", "copy from ")):
+            fp.is_rename = True
+            fp.path_old = line.split(" ", 2)[2]
+        elif line.startswith(("rename to ", "copy to ")):
+            fp.path_new = line.split(" ", 2)[2]
+        elif line.startswith("GIT binary patch") or (
+                line.startswith("Binary files ") and line.endswith(" differ")):
+            fp.is_binary = True
+        i += 1
+    return i
+
+
+def _read_file_headers(lines: list[str], i: int, fp: FilePatch) -> int:
+    """The ---/+++ pair (its paths win over the git header's); /dev/null makes a creation or deletion."""
+    saw_paths = i < len(lines) and _is_file_header_pair(lines, i)
+    if saw_paths:
+        fp.path_old = _strip_prefix(lines[i][4:])
+        fp.path_new = _strip_prefix(lines[i + 1][4:])
+        i += 2
+    if saw_paths and fp.path_old is None:
+        fp.is_new = True
+    if saw_paths and fp.path_new is None:
+        fp.is_deleted = True
+    if fp.is_new:
+        fp.path_old = None
+    if fp.is_deleted:
+        fp.path_new = None
+    return i
+
+
+def _read_hunks(lines: list[str], i: int, fp: FilePatch) -> int:
+    while i < len(lines) and lines[i].startswith("@@"):
+        match = HUNK_HEADER.match(lines[i])
+        if not match:
+            raise PatchParseError(
+                f"hunk header without line numbers: {lines[i][:60]!r} "
+                "(expected '@@ -start,count +start,count @@')", i + 1)
+        old_start, old_count, new_start, new_count, section = match.groups()
+        hunk = Hunk(int(old_start), 1 if old_count is None else int(old_count),
+                    int(new_start), 1 if new_count is None else int(new_count),
+                    section.strip(), header_line=i + 1)
+        i = _read_hunk(lines, i + 1, hunk)
+        fp.hunks.append(hunk)
+    return i
 
 
 def diagnose_patch(text: str | None) -> tuple[PatchStatus | None, str]:

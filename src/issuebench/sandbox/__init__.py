@@ -23,6 +23,7 @@ from issuebench.sandbox.types import (
     Bind,
     Limits,
     RunResult,
+    RunStatus,
     Sandbox,
 )
 from issuebench.sandbox.unsandboxed import UnsandboxedRunner
@@ -56,6 +57,7 @@ __all__ = [
     "Limits",
     "RunCgroup",
     "RunResult",
+    "RunStatus",
     "Sandbox",
     "UnsandboxedRunner",
     "build_argv",

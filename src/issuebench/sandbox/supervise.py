@@ -133,17 +133,18 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
 
     With status_fd, argv must contain the placeholder "{STATUS_FD}" where bwrap's
     --json-status-fd number goes; the JSON tells us whether the sandbox really started.
+
+    In phases: the limits (a cgroup where one is writable, rlimits otherwise) -> the start ->
+    the output read and the limits enforced (_Pump) -> the clean-up (every process killed, the
+    cgroup's counters read, then it goes) -> how the run ended (_classify).
     """
     start = time.monotonic()
     group = RunCgroup.create(limits.max_procs, limits.memory_mb)
     rlimits, how = rlimits_for(limits, group)
     notes = list(group.notes)
     state = _State()
-    status_r = status_w = None
-    argv = list(argv)
-    if status_fd:
-        status_r, status_w = os.pipe()
-        argv = [str(status_w) if a == "{STATUS_FD}" else a for a in argv]
+    pipe = _StatusPipe.open() if status_fd else _StatusPipe()
+    argv = pipe.placed(list(argv))
     out_file: IO[bytes] | None = None
     proc: subprocess.Popen[bytes] | None = None
     try:
@@ -154,32 +155,61 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
             proc = subprocess.Popen(
                 launcher_argv(group.procs_files, rlimits, argv), cwd=cwd, env=dict(env),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                start_new_session=True, pass_fds=(status_w,) if status_w is not None else ())
+                start_new_session=True, pass_fds=(pipe.write,) if pipe.write is not None else ())
         except OSError as exc:
             return RunResult(None, "", SANDBOX_FAILED, f"could not start {argv[0]}: {exc}",
                              time.monotonic() - start, " ".join(how), 0, sandbox_name, notes)
-        if status_w is not None:
-            os.close(status_w)
-            status_w = None
-        _pump(proc, state, group, limits, out_file, status_r, start)
+        pipe.close_write()
+        _Pump(proc, state, group, limits, out_file, pipe.read, start).run()
     finally:
-        if proc is not None and proc.poll() is None:
-            _kill_tree(proc, state, group)
-            proc.wait()
-        # Read the counters before the cgroup goes away.
-        state.oom_kills = group.oom_kills()
-        state.fork_refusals = group.pids_limit_hits()
-        state.peak_mb = group.peak_memory_mb()
-        problems = group.destroy()
-        notes.extend(problems)
+        _clean_up(proc, state, group, notes)
         if out_file is not None:
             out_file.close()
-        for fd in (status_r, status_w):
+        pipe.close()
+    assert proc is not None
+    return _result(proc, state, group, limits, status_fd, time.monotonic() - start, how, sandbox_name, notes)
+
+
+@dataclass
+class _StatusPipe:
+    """bwrap's --json-status-fd: the child writes, we read (both ends None without bwrap)."""
+
+    read: int | None = None
+    write: int | None = None
+
+    @classmethod
+    def open(cls) -> _StatusPipe:
+        return cls(*os.pipe())
+
+    def placed(self, argv: list[str]) -> list[str]:
+        return argv if self.write is None else [str(self.write) if a == "{STATUS_FD}" else a for a in argv]
+
+    def close_write(self) -> None:
+        """Once the child holds it: the read end then sees the end of the file when bwrap exits."""
+        if self.write is not None:
+            os.close(self.write)
+            self.write = None
+
+    def close(self) -> None:
+        for fd in (self.read, self.write):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-    assert proc is not None
-    duration = time.monotonic() - start
+
+
+def _clean_up(proc: subprocess.Popen[bytes] | None, state: _State, group: RunCgroup, notes: list[str]) -> None:
+    """Every process of the run killed; the cgroup's counters read before it goes away."""
+    if proc is not None and proc.poll() is None:
+        _kill_tree(proc, state, group)
+        proc.wait()
+    state.oom_kills = group.oom_kills()
+    state.fork_refusals = group.pids_limit_hits()
+    state.peak_mb = group.peak_memory_mb()
+    notes.extend(group.destroy())
+
+
+def _result(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limits: Limits, status_fd: bool,
+            duration: float, how: list[str], sandbox_name: str, notes: list[str]) -> RunResult:
     output = b"".join(state.chunks).decode("utf-8", errors="replace")
     status, reason = _classify(proc.returncode, output, state, group, limits, status_fd)
     returncode = None if state.killed_for else proc.returncode
@@ -193,68 +223,86 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
                      state.output_bytes, sandbox_name, notes)
 
 
-def _pump(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limits: Limits,
-          out_file: IO[bytes] | None, status_r: int | None, start: float) -> None:
-    assert proc.stdout is not None
-    out_fd = proc.stdout.fileno()
-    sel = selectors.DefaultSelector()
-    sel.register(out_fd, selectors.EVENT_READ, "out")
-    if status_r is not None:
-        sel.register(status_r, selectors.EVENT_READ, "status")
-    deadline = start + limits.timeout
-    drain_until: float | None = None
-    open_fds = 2 if status_r is not None else 1
-    try:
-        while True:
-            now = time.monotonic()
-            if drain_until is None and proc.poll() is not None:
-                drain_until = now + DRAIN_GRACE
-            if drain_until is not None and (open_fds == 0 or now > drain_until):
-                break
-            if state.killed_for is None:
-                if now > deadline:
-                    state.killed_for = TIMEOUT
-                elif group.pids_limit_hits() > 0:
-                    state.killed_for = PROCESS_LIMIT
-                if state.killed_for:
-                    _kill_tree(proc, state, group)
-            wait = POLL_INTERVAL if state.killed_for is None else 0.05
-            if not open_fds:  # the command closed its output but may still be running
-                # Wait on the process itself, not a fixed sleep: most runs end right after their
-                # output closes, and a sleep here was most of the sandbox's overhead.
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(timeout=wait)
-                continue
-            for key, _ in sel.select(timeout=wait):
-                fd = key.fd
-                try:
-                    data = os.read(fd, CHUNK)
-                except OSError:
-                    data = b""
-                if not data:
-                    sel.unregister(fd)
-                    open_fds -= 1
+class _Pump:
+    """Read the run's output (and bwrap's status) until it ends, enforcing the time, process and
+    output limits; after the main process exits, children still holding the pipe get DRAIN_GRACE."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limits: Limits,
+                 out_file: IO[bytes] | None, status_r: int | None, start: float) -> None:
+        assert proc.stdout is not None
+        self.proc, self.state, self.group, self.limits, self.out_file = proc, state, group, limits, out_file
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(proc.stdout.fileno(), selectors.EVENT_READ, "out")
+        if status_r is not None:
+            self.sel.register(status_r, selectors.EVENT_READ, "status")
+        self.open_fds = 2 if status_r is not None else 1
+        self.deadline = start + limits.timeout
+        self.drain_until: float | None = None
+
+    def run(self) -> None:
+        state = self.state
+        try:
+            while True:
+                now = time.monotonic()
+                if self._over(now):
+                    break
+                self._enforce(now)
+                wait = POLL_INTERVAL if state.killed_for is None else 0.05
+                if not self.open_fds:  # the command closed its output but may still be running
+                    # Wait on the process itself, not a fixed sleep: most runs end right after their
+                    # output closes, and a sleep here was most of the sandbox's overhead.
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        self.proc.wait(timeout=wait)
                     continue
-                if key.data == "status":
-                    state.status_text += data.decode("utf-8", errors="replace")
-                    if state.child_pid is None:
-                        for record in parse_bwrap_status(state.status_text):
-                            if "child-pid" in record:
-                                state.child_pid = int(record["child-pid"])  # type: ignore[call-overload]
-                    continue
-                _take_output(data, state, limits, out_file)
-                if state.killed_for is None and state.output_bytes > limits.max_output_bytes:
-                    state.killed_for = OUTPUT_LIMIT
-                    _kill_tree(proc, state, group)
+                self._read(wait)
+            if state.killed_for is not None:
+                self.proc.wait()
+        finally:
+            self.sel.close()
+            if state.killed_for == OUTPUT_LIMIT:
+                note = f"\n[issuebench: output cut at {self.limits.max_output_bytes} bytes; the run was stopped]\n"
+                state.chunks.append(note.encode())
+                if self.out_file is not None:
+                    self.out_file.write(note.encode())
+
+    def _over(self, now: float) -> bool:
+        if self.drain_until is None and self.proc.poll() is not None:
+            self.drain_until = now + DRAIN_GRACE
+        return self.drain_until is not None and (self.open_fds == 0 or now > self.drain_until)
+
+    def _enforce(self, now: float) -> None:
+        state = self.state
         if state.killed_for is not None:
-            proc.wait()
-    finally:
-        sel.close()
-        if state.killed_for == OUTPUT_LIMIT:
-            note = f"\n[issuebench: output cut at {limits.max_output_bytes} bytes; the run was stopped]\n"
-            state.chunks.append(note.encode())
-            if out_file is not None:
-                out_file.write(note.encode())
+            return
+        if now > self.deadline:
+            state.killed_for = TIMEOUT
+        elif self.group.pids_limit_hits() > 0:
+            state.killed_for = PROCESS_LIMIT
+        if state.killed_for:
+            _kill_tree(self.proc, state, self.group)
+
+    def _read(self, wait: float) -> None:
+        state = self.state
+        for key, _ in self.sel.select(timeout=wait):
+            try:
+                data = os.read(key.fd, CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                self.sel.unregister(key.fd)
+                self.open_fds -= 1
+                continue
+            if key.data == "status":
+                state.status_text += data.decode("utf-8", errors="replace")
+                if state.child_pid is None:
+                    for record in parse_bwrap_status(state.status_text):
+                        if "child-pid" in record:
+                            state.child_pid = int(record["child-pid"])  # type: ignore[call-overload]
+                continue
+            _take_output(data, state, self.limits, self.out_file)
+            if state.killed_for is None and state.output_bytes > self.limits.max_output_bytes:
+                state.killed_for = OUTPUT_LIMIT
+                _kill_tree(self.proc, state, self.group)
 
 
 def _take_output(data: bytes, state: _State, limits: Limits, out_file: IO[bytes] | None) -> None:

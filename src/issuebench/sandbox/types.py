@@ -8,16 +8,29 @@ from pathlib import Path
 from typing import Protocol
 
 from issuebench.config import TESTBED_PATH
+from issuebench.models import StrStatus
 
-# RunResult.status values; each limit has its own so a report can say what to change.
-OK = "ok"
-TIMEOUT = "timeout"
-MEMORY_LIMIT = "memory_limit"
-PROCESS_LIMIT = "process_limit"
-OUTPUT_LIMIT = "output_limit"
-FILE_LIMIT = "file_limit"
-SANDBOX_FAILED = "sandbox_failed"
-STATUSES = (OK, TIMEOUT, MEMORY_LIMIT, PROCESS_LIMIT, OUTPUT_LIMIT, FILE_LIMIT, SANDBOX_FAILED)
+
+class RunStatus(StrStatus):
+    """How a run ended (RunResult.status); each limit has its own so a report can say what to change."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    PROCESS_LIMIT = "process_limit"
+    OUTPUT_LIMIT = "output_limit"
+    FILE_LIMIT = "file_limit"
+    SANDBOX_FAILED = "sandbox_failed"
+
+
+OK = RunStatus.OK
+TIMEOUT = RunStatus.TIMEOUT
+MEMORY_LIMIT = RunStatus.MEMORY_LIMIT
+PROCESS_LIMIT = RunStatus.PROCESS_LIMIT
+OUTPUT_LIMIT = RunStatus.OUTPUT_LIMIT
+FILE_LIMIT = RunStatus.FILE_LIMIT
+SANDBOX_FAILED = RunStatus.SANDBOX_FAILED
+STATUSES = tuple(RunStatus)
 
 
 @dataclass
@@ -40,7 +53,7 @@ class Bind:
 class RunResult:
     returncode: int | None
     output: str                          # stdout+stderr interleaved (also written to output_path)
-    status: str                          # one of STATUSES
+    status: RunStatus                    # a plain string is taken as its member
     reason: str
     duration: float
     # How each limit was enforced, e.g. "memory=cgroup pids=cgroup fsize=rlimit".
@@ -49,9 +62,12 @@ class RunResult:
     sandbox: str = ""
     notes: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.status = RunStatus(self.status)
+
     @property
     def ok(self) -> bool:
-        return self.status == OK
+        return self.status == RunStatus.OK
 
 
 class Sandbox(Protocol):

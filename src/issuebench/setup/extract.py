@@ -106,12 +106,26 @@ def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -
                                f"{name} from the index as a build requirement")
 
 def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
+    """The standard tables first (build-system, project, dependency-groups), then each tool's:
+    setuptools' dynamic files, pytest's options, poetry, hatch, pdm and tox's legacy ini."""
     data = tomllib.loads(text)
-    build = data.get("build-system", {})
+    _read_build_system(data.get("build-system", {}), facts)
+    _read_project(data, facts)
+    tool = data.get("tool", {})
+    _read_setuptools_dynamic(tool, facts, tree)
+    _read_pytest_options(tool, facts)
+    _read_poetry(tool.get("poetry", {}), facts)
+    _read_other_tools(tool, facts, tree)
+
+
+def _read_build_system(build: dict[str, Any], facts: Facts) -> None:
     if build:
         facts.has_pyproject_build = True
         facts.build_backend = build.get("build-backend")
         facts.build_requires += [r for r in build.get("requires", []) if isinstance(r, str)]
+
+
+def _read_project(data: dict[str, Any], facts: Facts) -> None:
     project = data.get("project", {})
     facts.name = facts.name or project.get("name")
     if project.get("requires-python"):
@@ -123,7 +137,9 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     for group, reqs in data.get("dependency-groups", {}).items():
         if group.lower() in TEST_EXTRAS:
             facts.test_requires += [r for r in reqs if isinstance(r, str)]
-    tool = data.get("tool", {})
+
+
+def _read_setuptools_dynamic(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
     dynamic = tool.get("setuptools", {}).get("dynamic", {})
     for key, target in (("dependencies", facts.install_requires),):
         files = dynamic.get(key, {}).get("file", [])
@@ -131,6 +147,9 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
             body = tree.read(path)
             if body:
                 target += parse_requirements_text(body, path, tree.read)[0]
+
+
+def _read_pytest_options(tool: dict[str, Any], facts: Facts) -> None:
     pytest_cfg = tool.get("pytest", {}).get("ini_options")
     if pytest_cfg is not None:
         facts.pytest_configured = True
@@ -138,20 +157,27 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
         facts.pytest_testpaths += [paths] if isinstance(paths, str) else list(paths)
         skip = pytest_cfg.get("norecursedirs", [])
         facts.pytest_norecurse += skip.split() if isinstance(skip, str) else list(skip)
-    poetry = tool.get("poetry", {})
-    if poetry:
-        facts.name = facts.name or poetry.get("name")
-        deps = dict(poetry.get("dependencies", {}))
-        if "python" in deps:
-            facts.requires_python.append(_poetry_spec(deps.pop("python")))
-        facts.install_requires += [_poetry_req(n, v) for n, v in deps.items() if not _optional(v)]
-        dev = dict(poetry.get("dev-dependencies", {}))
-        for group, body in poetry.get("group", {}).items():
-            if group.lower() in TEST_EXTRAS:
-                dev.update(body.get("dependencies", {}))
-        facts.test_requires += [_poetry_req(n, v) for n, v in dev.items()]
-        for extra, names in poetry.get("extras", {}).items():
-            facts.extras.setdefault(extra, []).extend(names)
+
+
+def _read_poetry(poetry: dict[str, Any], facts: Facts) -> None:
+    if not poetry:
+        return
+    facts.name = facts.name or poetry.get("name")
+    deps = dict(poetry.get("dependencies", {}))
+    if "python" in deps:
+        facts.requires_python.append(_poetry_spec(deps.pop("python")))
+    facts.install_requires += [_poetry_req(n, v) for n, v in deps.items() if not _optional(v)]
+    dev = dict(poetry.get("dev-dependencies", {}))
+    for group, body in poetry.get("group", {}).items():
+        if group.lower() in TEST_EXTRAS:
+            dev.update(body.get("dependencies", {}))
+    facts.test_requires += [_poetry_req(n, v) for n, v in dev.items()]
+    for extra, names in poetry.get("extras", {}).items():
+        facts.extras.setdefault(extra, []).extend(names)
+
+
+def _read_other_tools(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
+    """hatch's test environments, pdm's dev groups, tox's ini kept in the pyproject."""
     for env in ("test", "tests", "default"):
         hatch = tool.get("hatch", {}).get("envs", {}).get(env, {})
         facts.test_requires += [r for r in hatch.get("dependencies", []) if isinstance(r, str)]

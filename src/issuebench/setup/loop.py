@@ -1,14 +1,14 @@
-"""ITERATE and VALIDATE: build the plan's env, run the whole suite, diagnose, fix, repeat.
+"""Setup's one entry point, `setup_repository`, in phases:
 
-`setup_repository` is the one entry point: extract facts, try remembered recipes of nearby commits
-first, then the extracted plan, revising it with rules (and, when given, a model) up to
-`max_iterations` builds. Every attempt is recorded with its error excerpt and the fix it led to.
+survey (open the source, settle the date, extract facts, rank Pythons) -> the candidate recipes
+(remembered recipes of nearby commits first, then the extracted plan) -> the search
+(setup.search: build, judge, diagnose, fix, up to `max_iterations` builds) -> the result (the
+accepted attempt's recipe, or the best one with why it fell short), remembered when accepted.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -17,46 +17,20 @@ from typing import Any
 
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
-from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts, extract
-from issuebench.setup.judging import MIN_TESTS, judge_attempt, quiet_pytest, refusal
+from issuebench.setup.judging import MIN_TESTS
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
 from issuebench.setup.plan import Plan, initial_plan
 from issuebench.setup.pyversions import installed_minors, rank_pythons, released_by, satisfies
-from issuebench.setup.requirements import requirement_name
-from issuebench.setup.rules import Fix, RuleContext, apply_rule
 from issuebench.setup.runner import FILE_BUDGET, Progress, Run, Runner
+from issuebench.setup.search import Attempt, Limits, Search
 from issuebench.setup.source import SourceTree
-from issuebench.setup.tools import with_dated_tools
 
-# Attempts that change only how the tests run reuse the last build; at most this many per build.
-ATTEMPTS_PER_BUILD = 3
 # Defaults that end a setup within minutes on any repository: seconds one test run may take, and
 # seconds after which no attempt starts and a running test run is cut.
 TEST_TIMEOUT = 600.0
 TIME_LIMIT = 1200.0
-_FRESH = ("remembered recipe failed: use the extracted one", "next candidate recipe")
-
-
-@dataclass
-class Attempt:
-    iteration: int
-    origin: str                      # "extracted" | "memory" | "rule: ..." | "model: ..."
-    python: str
-    stage: str                       # where it stopped: "build" | "test" | "accepted"
-    tests_run: int = 0
-    tests_passed: int = 0
-    tests_skipped: int = 0
-    modules_unimportable: int = 0    # test modules that failed to import (each counts as its tests failing)
-    files_cut: list[str] = field(default_factory=list)   # test files that ran out of their time budget
-    refusal: str = ""                # why the attempt did not accept its environment
-    error_kind: str | None = None
-    error: str = ""                  # excerpt of the log that explains the failure
-    fix: str | None = None           # the fix this failure led to (applied in the next attempt)
-    seconds: float = 0.0
-    judged_on: str = ""              # "20 of 900 test files" when a large suite was sampled
-    spec: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -133,10 +107,44 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
     """
     started = time.monotonic()
     deadline = started + time_limit if time_limit else None
+    survey = _survey(src, commit, date, repo_name)
+    tree, when, repo = survey.tree, survey.when, survey.repo
+    if not has_tests(tree, survey.facts):
+        return SetupResult(False, repo, tree.commit, when, None, None, [], None, 0, 0, [], [],
+                           time.monotonic() - started,
+                           reason="no tests in the source (no test_*.py, *_test.py or tests/ folder)")
+    client = ModelClient.from_arg(model) if isinstance(model, str) else model
+    store = RecipeMemory() if memory is True else (memory or None)
+    queue = _candidates(survey, store)
+    runner = Runner(builder, sandbox, test_timeout, work_dir, tree, progress, file_budget=file_budget,
+                    deadline=deadline)
+    search = Search(runner, tree, survey.facts, queue, client,
+                    Limits(max_iterations, threshold, min_tests, time_limit, deadline))
+    try:
+        search.run()
+    finally:
+        runner.close()
+    result = _result(repo, tree, when, search.attempts, search.best, threshold, store, started)
+    if search.timed_out and not result.success:
+        result.reason = f"time limit of {time_limit:g}s reached; {result.reason}"
+    return result
+
+
+@dataclass
+class _Survey:
+    tree: SourceTree
+    when: str | None       # the cutoff for every package (never before the commit)
+    repo: str
+    facts: Facts
+    pythons: list[str]     # best first
+
+
+def _survey(src: str | Path, commit: str | None, date: str | None, repo_name: str | None) -> _Survey:
+    """The source at the commit, the date that bounds its packages, what its files say, and the
+    Pythons to try (raises when this machine has none)."""
     tree = SourceTree.open(src, commit)
     when = normalise_date(date or tree.date())
     committed = normalise_date(tree.date()) if tree.commit else None
-    repo = repo_name or tree.repo_name()
     facts = extract(tree)
     if when and committed and committed > when:
         # A task's date can precede its base commit (SWE-bench's created_at is the pull request's
@@ -152,96 +160,13 @@ def setup_repository(src: str | Path, *, commit: str | None = None, date: str | 
                            installed_minors())
     if not pythons:
         raise IssuebenchError("no Python interpreter found", hint="install one (pyenv or `uv python install`)")
-    if not has_tests(tree, facts):
-        return SetupResult(False, repo, tree.commit, when, None, None, [], None, 0, 0, [], [],
-                           time.monotonic() - started,
-                           reason="no tests in the source (no test_*.py, *_test.py or tests/ folder)")
-    client = ModelClient.from_arg(model) if isinstance(model, str) else model
-    store = RecipeMemory() if memory is True else (memory or None)
-    queue = [*(_remembered_plans(store, repo, when, facts, pythons) if store else []),
-             initial_plan(facts, tree, date=when, pythons=pythons)]
-    runner = Runner(builder, sandbox, test_timeout, work_dir, tree, progress, file_budget=file_budget,
-                    deadline=deadline)
-    ctx = RuleContext(tree=tree, facts=facts)
-    attempts: list[Attempt] = []
-    best: tuple[Run, Plan, str] | None = None
-    timed_out = False
-    plan = queue.pop(0)
-    try:
-        builds: set[str] = set()
-        for iteration in itertools.count(1):
-            t0 = time.monotonic()
-            plan = with_dated_tools(plan)
-            # max_iterations bounds builds: an attempt that changes only how the tests run (the
-            # command, the parser, variables) reuses the last build and costs seconds.
-            builds.add(plan.built_spec().env_hash())
-            if len(builds) > max(1, max_iterations) or iteration > ATTEMPTS_PER_BUILD * max(1, max_iterations):
-                break
-            if deadline is not None and time.monotonic() >= deadline:
-                runner.say(f"time limit of {time_limit:g}s reached: no further attempt")
-                timed_out = True
-                break
-            ctx.pythons_tried.add(plan.spec.python)
-            runner.say(f"attempt {iteration} [{plan.origin}]")
-            run, judged_on = judge_attempt(runner, plan, facts, tree, threshold)
-            refused = refusal(run, threshold, min_tests)
-            attempt = Attempt(iteration=iteration, origin=plan.origin, python=plan.spec.python, stage=run.stage,
-                              tests_run=len(run.counted), tests_passed=run.passed, tests_skipped=len(run.skipped),
-                              modules_unimportable=len(run.import_failed), files_cut=run.cut_files,
-                              refusal=refused or "", judged_on=judged_on,
-                              spec=plan.built_spec().model_dump(mode="json", exclude_defaults=True))
-            attempts.append(attempt)
-            accepted = refused is None
-            # The result is the accepted attempt's; short of one, the attempt that passed most. An
-            # earlier attempt may have passed more tests and still been rejected (a lower share).
-            if accepted or (run.stage == "test" and (best is None or run.passed > best[0].passed)):
-                best = (run, plan, judged_on)
-            runner.say(f"attempt {iteration}: {'accepted' if accepted else run.stage + ': ' + (refused or '')} "
-                       f"({run.passed}/{len(run.counted)} passed, {len(run.skipped)} skipped, "
-                       f"{len(run.import_failed)} modules unimportable"
-                       f"{', ' + str(len(run.cut_files)) + ' files cut for time' if run.cut_files else ''}"
-                       f"{', ' + judged_on if judged_on else ''})")
-            if accepted:
-                attempt.stage = "accepted"
-                attempt.seconds = round(time.monotonic() - t0, 2)
-                break
-            diagnosis = quiet_pytest(run, plan) or diagnose(run.log)
-            attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
-            attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
-            if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses and \
-                    refused is not None and "judged tests passed" in refused:
-                attempt.seconds = round(time.monotonic() - t0, 2)
-                break           # the suite needs the internet: no environment passes it offline
-            fix = None
-            if plan.origin.startswith("memory") and queue:
-                # A remembered recipe that fails here is dropped for this commit's own files.
-                fix = Fix(queue.pop(0), _FRESH[0])
-            if fix is None and diagnosis:
-                fix = apply_rule(diagnosis, plan, ctx)
-            if fix is None and client is not None:
-                fix = _ask_model(client, plan, facts, attempt.error, ctx)
-            if fix is None:
-                # No signature, or its rule is spent: an older Python is the most common cure for
-                # both a build that fails and a suite that mostly fails.
-                fix = apply_rule(Diagnosis(kind="unknown", fix="other_python", line=attempt.error_kind or "unknown"),
-                                 plan, ctx)
-            if fix is None and queue:
-                fix = Fix(queue.pop(0), _FRESH[1])
-            attempt.seconds = round(time.monotonic() - t0, 2)
-            if fix is None:
-                break
-            attempt.fix = fix.description
-            ctx.tried.add(fix.description)
-            plan = fix.plan
-            if fix.description not in _FRESH:          # a fresh candidate keeps its own origin
-                plan.origin = ("model: " if fix.description.startswith("model") else "rule: ") + fix.description
-    finally:
-        runner.close()
-    result = _result(repo, tree, when, attempts, best, threshold, store, started)
-    if timed_out and not result.success:
-        result.reason = f"time limit of {time_limit:g}s reached; {result.reason}"
-    return result
+    return _Survey(tree, when, repo_name or tree.repo_name(), facts, pythons)
 
+
+def _candidates(survey: _Survey, store: RecipeMemory | None) -> list[Plan]:
+    """Remembered recipes of nearby commits first, then the plan extracted from this commit's files."""
+    remembered = _remembered_plans(store, survey.repo, survey.when, survey.facts, survey.pythons) if store else []
+    return [*remembered, initial_plan(survey.facts, survey.tree, date=survey.when, pythons=survey.pythons)]
 
 
 _TEST_FILE = re.compile(r"(^|/)(tests?|testing)/.*\.py$|(^|/)(test_[^/]*|[^/]*_test|tests?)\.py$")
@@ -310,39 +235,6 @@ def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: F
         plans.append(Plan(spec=spec, runner=item.runner, test_args=item.test_args, pythons=pythons,
                           origin=f"memory ({item.commit[:12] or item.date})"))
     return plans
-
-
-def _ask_model(client: ModelClient, plan: Plan, facts: Facts, error: str, ctx: RuleContext) -> Fix | None:
-    try:
-        proposal = client.propose_fix(error_excerpt=error, files=facts.sources,
-                                      spec_json=plan.spec.model_dump_json(exclude_defaults=True),
-                                      history=sorted(ctx.tried))
-    except IssuebenchError as exc:
-        ctx.tried.add(f"model unavailable: {exc.message}")
-        return None
-    if proposal is None:
-        return None
-    removed = {requirement_name(p) for p in proposal.packages_remove}
-    packages = [p for p in plan.spec.packages if requirement_name(p) not in removed]
-    have = {requirement_name(p) for p in packages}
-    packages += [p for p in proposal.packages_add if requirement_name(p) not in have]
-    changes: dict[str, Any] = {"packages": packages}
-    if proposal.python:
-        changes["python"] = proposal.python
-    if proposal.install is not None:
-        changes["install"] = proposal.install
-    if proposal.test_cmd:
-        changes["test_cmd"] = proposal.test_cmd
-        changes["test_args"] = []
-    if proposal.env_vars:
-        changes["env_vars"] = {**plan.spec.env_vars, **proposal.env_vars}
-    parts = [f"+{', +'.join(proposal.packages_add)}" if proposal.packages_add else "",
-             f"-{', -'.join(proposal.packages_remove)}" if proposal.packages_remove else "",
-             f"python {proposal.python}" if proposal.python else "",
-             f"install {proposal.install}" if proposal.install is not None else "",
-             f"test_cmd {proposal.test_cmd!r}" if proposal.test_cmd else "",
-             f"env {proposal.env_vars}" if proposal.env_vars else ""]
-    return Fix(plan.copy(**changes), "model: " + "; ".join(p for p in parts if p))
 
 
 def normalise_date(value: str | None) -> str | None:

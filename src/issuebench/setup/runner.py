@@ -23,7 +23,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import ensure_env_with_overlay
 from issuebench.models import EnvSpec, TestStatus
 from issuebench.parsers import get_parser
-from issuebench.sandbox import Bind, Limits, get_sandbox
+from issuebench.sandbox import Bind, Limits, RunStatus, get_sandbox
 from issuebench.setup.data import DATA_DIR
 from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.offline_tests import offline_failures
@@ -220,7 +220,7 @@ class Runner:
             stop.set()
             watcher.join()
             out.unlink(missing_ok=True)
-        log = result.output if result.status == "ok" else f"{result.output}\n[{result.status}] {result.reason}"
+        log = result.output if result.status == RunStatus.OK else f"{result.output}\n[{result.status}] {result.reason}"
         try:
             statuses = parse_log(plan.spec.log_parser, result.output)
         except Exception as exc:  # a parser crash is a failed attempt with a reason, not a crash

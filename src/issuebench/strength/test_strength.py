@@ -12,10 +12,11 @@ person can tell).
 from __future__ import annotations
 
 import difflib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import partial
 
 from issuebench.errors import IssuebenchError
+from issuebench.executors import Failure, LocalExecutor, drive
 from issuebench.grading import grade
 from issuebench.harness import (
     EvalContext,
@@ -161,14 +162,16 @@ def _resolves(task: Task, status_map) -> bool:
 
 def measure_tasks(tasks: list[Task], ctx: EvalContext, *, limit: int = 10, workers: int = 1,
                   mutator: Mutator | None = None, on_result=None) -> list[TaskStrength]:
-    def one(task: Task) -> TaskStrength:
-        try:
-            res = measure_task(task, ctx, mutator=mutator, limit=limit)
-        except Exception as exc:  # one bad task never stops the audit
-            res = TaskStrength(task.instance_id, task.repo, "error", f"{type(exc).__name__}: {exc}")
+    """Every task through the one fan-out path (executors.drive), in the tasks' order; a task
+    whose measurement raised is an `error` row, and the audit goes on."""
+    results: list[TaskStrength | None] = [None] * len(tasks)
+
+    def handle(index: int, res: TaskStrength | Failure) -> None:
+        if isinstance(res, Failure):
+            res = TaskStrength(tasks[index].instance_id, tasks[index].repo, "error", res.reason)
+        results[index] = res
         if on_result:
             on_result(res)
-        return res
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, tasks))
+    drive(LocalExecutor(max(1, workers)), partial(measure_task, ctx=ctx, mutator=mutator, limit=limit), tasks, handle)
+    return [r for r in results if r is not None]

@@ -10,13 +10,14 @@ in `wider_tests.json` and in the run summary's `wider_tests` section.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 from issuebench import HARNESS_VERSION
 from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
+from issuebench.executors import Failure, LocalExecutor, drive
 from issuebench.files import write_json
 from issuebench.harness import (
     EvalContext,
@@ -82,27 +83,34 @@ def read_result(inst_dir: Path) -> WiderResult | None:
 def wider_tests_pass(reports: list[InstanceReport], tasks: list[Task], predictions: list[Prediction],
                      ctx: EvalContext, scope: Scope, *, workers: int = 1, max_modules: int = MAX_MODULES,
                      on_result=None) -> list[WiderResult]:
-    """Run the pass over every resolved report; one bad instance never stops the others."""
+    """Run the pass over every resolved report through the one fan-out path (executors.drive), in
+    the reports' order; an instance whose check raised is `gold_failed` with the harness error."""
     by_task = {t.instance_id: t for t in tasks}
     by_pred = {(p.model_name_or_path, p.instance_id): p for p in predictions}
     jobs = [(by_task[r.instance_id], by_pred[(r.model_name_or_path, r.instance_id)], r) for r in reports
             if r.status is InstanceStatus.RESOLVED and r.instance_id in by_task
             and (r.model_name_or_path, r.instance_id) in by_pred]
     gold_runs = GoldRuns()
+    results: list[WiderResult | None] = [None] * len(jobs)
 
-    def one(job) -> WiderResult:
-        task, pred, rep = job
-        try:
-            res = check_prediction(task, pred, rep, ctx, scope, gold_runs, max_modules)
-        except Exception as exc:  # the pass is an addition: it never takes the run down
+    def handle(index: int, res: WiderResult | Failure) -> None:
+        if isinstance(res, Failure):  # the pass is an addition: it never takes the run down
+            task, pred, _ = jobs[index]
             res = WiderResult(task.instance_id, pred.model_name_or_path, scope, "gold_failed",
-                              reason=f"harness error: {type(exc).__name__}: {exc}")
+                              reason=f"harness error: {res.reason}")
+        results[index] = res
         if on_result:
             on_result(res)
-        return res
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, jobs))
+    work = partial(_check_job, ctx=ctx, scope=scope, gold_runs=gold_runs, max_modules=max_modules)
+    drive(LocalExecutor(max(1, workers)), work, jobs, handle)
+    return [r for r in results if r is not None]
+
+
+def _check_job(job: tuple[Task, Prediction, InstanceReport], *, ctx: EvalContext, scope: Scope,
+               gold_runs: GoldRuns, max_modules: int) -> WiderResult:
+    task, pred, report = job
+    return check_prediction(task, pred, report, ctx, scope, gold_runs, max_modules)
 
 
 def summary_section(results: list[WiderResult], resolved_ids: list[str], scope: str) -> dict:

@@ -111,5 +111,5 @@ def yield_table(rows: list[dict]) -> dict[str, dict[str, int]]:
             table.setdefault(key, Counter())
             table[key]["candidates"] += 1
             table[key][row["status"]] += 1
-    return {gen: {"candidates": c["candidates"], **{s: c[s] for s in STATUSES}}
+    return {gen: {"candidates": c["candidates"], **{s.value: c[s] for s in STATUSES}}
             for gen, c in sorted(table.items(), key=lambda kv: (kv[0] == "total", kv[0]))}

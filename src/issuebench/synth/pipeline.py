@@ -10,22 +10,23 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from issuebench.errors import InputError
+from issuebench.executors import Failure, Gate, LocalExecutor, drive
 from issuebench.synth import coverage_map, output
 from issuebench.synth.base import Candidate, SynthContext
 from issuebench.synth.generators import get_generators
-from issuebench.synth.remote import run_remote
+from issuebench.synth.remote import check_record, failed_row, synth_job
 from issuebench.synth.run import Progress, Run, SynthOptions, git_value, recipe_commit
 from issuebench.synth.source import functions
 from issuebench.synth.tasks import python_files
-from issuebench.synth.validate import DUPLICATE, KEPT, Baseline
+from issuebench.synth.validate import DUPLICATE, EQUIVALENT, KEPT, SYNTAX, Baseline, Outcome
 
 __all__ = ["Prepared", "SynthOptions", "SynthResult", "prepare", "synthesize"]
 
@@ -156,8 +157,7 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
         if cand.id in run.log.done:
             continue
         problem = cand.problem()
-        status = DUPLICATE if cand.id in seen else {"syntax": "syntax_error", "equivalent": "equivalent"}.get(
-            problem or "", "")
+        status = DUPLICATE if cand.id in seen else {"syntax": SYNTAX, "equivalent": EQUIVALENT}.get(problem or "")
         seen.add(cand.id)
         if status:
             log_id = cand.id + (f"-dup{considered}" if status == DUPLICATE else "")
@@ -170,29 +170,34 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
 
 
 def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
-    """Validate candidates, `workers` at a time; stop early once --max-tasks are kept."""
-    executor = run.opts.executor
-    if executor is not None and executor.name != "local":  # candidates go to workers; the driver writes
+    """Validate candidates through the one fan-out path (executors.drive), `workers` at a time
+    here or on the run's executor (synth.remote); the driver records each outcome as it arrives.
+    No candidate is drawn once --max-tasks are kept; those in flight still finish and are recorded.
 
-        run_remote(executor, run, todo, p)
-        return
-    stop = threading.Event()
+    A candidate whose check raised or lost its worker is logged as `error` with `retry`: no
+    verdict on the candidate, so a rerun of the same output folder validates it again."""
+    executor = run.opts.executor or LocalExecutor(max(1, run.opts.workers))
+    if executor.name == "local":  # threads of this process: each validates in a workbench of its own
+        work: Callable[[Candidate], tuple[Outcome, str]] = partial(run.check_here, p.cmap, p.base, p.timeout)
+    else:  # candidates go to workers with what they need, shipped once
+        work = partial(check_record, job=synth_job(run, p))
+    max_tasks = run.opts.max_tasks
+    gate = Gate(todo, lambda: max_tasks is not None and run.kept_now >= max_tasks)
 
-    def one(cand: Candidate) -> None:
-        if stop.is_set():
-            return
-        try:
-            row = run.decide(cand, p.cmap, p.base, p.timeout)
-        except Exception as exc:  # one bad candidate never stops the run
-            row = {"id": cand.id, "generator": cand.generator, "status": "error", "seconds": 0.0,
-                   "reason": f"{type(exc).__name__}: {exc}"[:300]}
+    def handle(index: int, outcome: tuple[Outcome, str] | Failure) -> None:
+        cand = todo[index]
+        if isinstance(outcome, Failure):
+            row = failed_row(cand, f"{executor.name} executor: {outcome.kind}: {outcome.reason}")
             run.log.add(row)
+        else:
+            try:
+                row = run.record(cand, *outcome)  # logs it; a kept one is committed and written
+            except Exception as exc:  # the driver's own step: one candidate it cannot write never stops the run
+                row = failed_row(cand, f"{type(exc).__name__}: {exc}", retry=False)
+                run.log.add(row)
         run.progress(f"{cand.generator} {cand.id}: {row['status']} ({row['seconds']:.1f}s)")
-        if run.opts.max_tasks is not None and run.kept_now >= run.opts.max_tasks:
-            stop.set()
 
-    with ThreadPoolExecutor(max_workers=max(1, run.opts.workers)) as pool:
-        list(pool.map(one, todo))
+    drive(executor, work, gate, handle)
 
 
 def finish(run: Run, opts: SynthOptions, base_seconds: dict[str, float], started: float) -> SynthResult:

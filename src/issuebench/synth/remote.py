@@ -1,5 +1,6 @@
 """synth on a remote executor: each candidate is a record, validated (its covering tests run twice)
-in a workbench of the worker's own; the Outcome comes back and the driver decides what to write.
+in a workbench of the worker's own; the Outcome comes back and the driver (pipeline.run_phase)
+decides what to write.
 
 The driver keeps everything stateful: the coverage map and baseline (made once, shipped once with
 the function), the candidate log, the tasks repository, the rows and their issue text (so a model
@@ -17,12 +18,10 @@ import pickle
 import socket
 import threading
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from issuebench.envs import EnvBuilder
-from issuebench.executors import Executor, Failure, Gate
 from issuebench.models import EnvSpec
 from issuebench.sandbox import get_sandbox
 from issuebench.synth.base import Candidate
@@ -33,7 +32,6 @@ from issuebench.synth.workbench import Workbench
 if TYPE_CHECKING:
     from issuebench.synth.pipeline import Prepared
     from issuebench.synth.run import Run
-    from issuebench.synth.workbench import Workbench
 
 
 @dataclass(frozen=True)
@@ -75,34 +73,17 @@ def worker_bench(options: BenchOptions) -> Workbench:
 
 
 def check_record(cand: Candidate, *, job: SynthJob) -> tuple[Outcome, str]:
-    """Runs on a worker: validate one candidate (check() never raises; it undoes its changes).
+    """Runs on a worker: validate one candidate (check() undoes its changes however it ends).
     Returns the outcome and the host and pid that validated it (for the candidate log)."""
 
     outcome = check(worker_bench(job.bench), cand, job.cmap, job.base, timeout=job.timeout, scope=job.scope)
     return outcome, f"{socket.gethostname()} pid {os.getpid()}"
 
 
-def run_remote(executor: Executor, run: Run, todo: list[Candidate], p: Prepared) -> None:
-    """Driver side of run_phase: ship candidates, record each outcome as it arrives.
-
-    No candidate is shipped once --max-tasks are kept; those in flight still finish and are
-    recorded, as the local pool's running ones are."""
-    job = SynthJob(BenchOptions(run.source, run.commit, run.work_spec, tuple(run.test_args), run.opts.no_sandbox),
-                   p.cmap, p.base, p.timeout, run.opts.scope)
-    max_tasks = run.opts.max_tasks
-    gate = Gate(todo, lambda: max_tasks is not None and run.kept_now >= max_tasks)
-    for index, outcome in executor.map_unordered(partial(check_record, job=job), gate):
-        cand = todo[index]
-        if isinstance(outcome, Failure):
-            row = failed_row(cand, f"{executor.name} executor: {outcome.kind}: {outcome.reason}")
-            run.log.add(row)
-        else:
-            try:
-                row = run.record(cand, *outcome)  # logs it; a kept one is committed and written
-            except Exception as exc:  # one bad candidate never stops the run (as locally)
-                row = failed_row(cand, f"{type(exc).__name__}: {exc}", retry=False)
-                run.log.add(row)
-        run.progress(f"{cand.generator} {cand.id}: {row['status']} ({row['seconds']:.1f}s)")
+def synth_job(run: Run, p: Prepared) -> SynthJob:
+    """What every worker of the run needs, shipped once with the function."""
+    return SynthJob(BenchOptions(run.source, run.commit, run.work_spec, tuple(run.test_args), run.opts.no_sandbox),
+                    p.cmap, p.base, p.timeout, run.opts.scope)
 
 
 def failed_row(cand: Candidate, reason: str, retry: bool = True) -> dict:

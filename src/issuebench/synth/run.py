@@ -187,8 +187,11 @@ class Run:
                                      "suite_seconds": t2 - t1, "seconds": seconds}))
         return cmap, Baseline(passed, t2 - t1), seconds
 
-    def decide(self, cand: Candidate, cmap: coverage_map.CoverageMap, base: Baseline, timeout: float) -> dict:
-        return self.record(cand, check(self.bench(), cand, cmap, base, timeout=timeout, scope=self.opts.scope))
+    def check_here(self, cmap: coverage_map.CoverageMap, base: Baseline, timeout: float,
+                   cand: Candidate) -> tuple[Outcome, str]:
+        """Validate one candidate in this thread's workbench (a local worker's side of run_phase);
+        the worker is this process, so it is not named."""
+        return check(self.bench(), cand, cmap, base, timeout=timeout, scope=self.opts.scope), ""
 
     def record(self, cand: Candidate, result: Outcome, worker: str = "") -> dict:
         """A validated candidate into the log (and, kept, into the tasks): wherever it was checked

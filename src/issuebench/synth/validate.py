@@ -13,21 +13,37 @@ import time
 from dataclasses import dataclass, field
 
 from issuebench.collect import FAIL, PASS, outcome
+from issuebench.models import StrStatus
+from issuebench.sandbox import RunStatus
 from issuebench.synth.base import Candidate
 from issuebench.synth.coverage_map import CoverageMap
 from issuebench.synth.workbench import Workbench
 
-# Statuses of a candidate, in the yield table's order.
-KEPT = "kept"
-SYNTAX = "syntax_error"
-EQUIVALENT = "equivalent"
-DUPLICATE = "duplicate"
-NOT_COVERED = "not_covered"
-NOTHING_FAILS = "nothing_fails"
-TIMEOUT = "timeout"
-NOT_CONFIRMED = "not_confirmed"
-ERROR = "error"
-STATUSES = (KEPT, SYNTAX, EQUIVALENT, DUPLICATE, NOT_COVERED, NOTHING_FAILS, TIMEOUT, NOT_CONFIRMED, ERROR)
+
+class CandidateStatus(StrStatus):
+    """How a candidate was decided, in the yield table's order."""
+
+    KEPT = "kept"
+    SYNTAX = "syntax_error"
+    EQUIVALENT = "equivalent"
+    DUPLICATE = "duplicate"
+    NOT_COVERED = "not_covered"
+    NOTHING_FAILS = "nothing_fails"
+    TIMEOUT = "timeout"
+    NOT_CONFIRMED = "not_confirmed"
+    ERROR = "error"
+
+
+KEPT = CandidateStatus.KEPT
+SYNTAX = CandidateStatus.SYNTAX
+EQUIVALENT = CandidateStatus.EQUIVALENT
+DUPLICATE = CandidateStatus.DUPLICATE
+NOT_COVERED = CandidateStatus.NOT_COVERED
+NOTHING_FAILS = CandidateStatus.NOTHING_FAILS
+TIMEOUT = CandidateStatus.TIMEOUT
+NOT_CONFIRMED = CandidateStatus.NOT_CONFIRMED
+ERROR = CandidateStatus.ERROR
+STATUSES = tuple(CandidateStatus)
 # Up to this many failing tests, the confirming run prints their tracebacks (formatting one costs
 # tens of milliseconds, less than a run of its own); beyond, only the quoted test's are printed.
 QUOTE_IN_CONFIRMING = 4
@@ -42,7 +58,7 @@ class Baseline:
 
 @dataclass
 class Outcome:
-    status: str
+    status: CandidateStatus
     FAIL_TO_PASS: list[str] = field(default_factory=list)
     PASS_TO_PASS: list[str] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
@@ -78,10 +94,10 @@ def run_timeout(timeout: float, targets: list[str] | None, baseline: Baseline) -
 
 
 def _usable(run, result: Outcome) -> bool:
-    if run.status == "timeout":
+    if run.status == RunStatus.TIMEOUT:
         result.status, result.reason = TIMEOUT, run.reason
         return False
-    if run.status != "ok":
+    if run.status != RunStatus.OK:
         result.status, result.reason = ERROR, f"{run.status}: {run.reason}"
         return False
     missing = NOT_FOUND.search(run.output)
@@ -124,62 +140,70 @@ def _issue_output(bench: Workbench, confirmed: list[str], timeout: float, result
 
 def check(bench: Workbench, cand: Candidate, cmap: CoverageMap, baseline: Baseline, *, timeout: float,
           scope: str = "covering", fast: bool = True) -> Outcome:
-    """Run the candidate's tests twice (the second only if the first fails some); never raises.
+    """Run the candidate's tests twice (the second only if the first fails some); the workbench is
+    put back however it ends. A fault of the machinery raises, and the run records it as a
+    Failure (executors.drive), to be validated again by a rerun.
 
     Both runs only decide which tests fail, so they print no tracebacks (`--tb=no`; the `-rA`
     summary lines give every status just the same): formatting them was most of a run where
     many tests fail. The issue text's traceback comes from a run of the one test it quotes, or,
     when only a few fail, from the confirming run printing theirs.
     `fast=False` is the earlier way (tracebacks in both runs; the second run's output).
+
+    In phases: the covering tests (none: not covered) -> the candidate applied -> the deciding
+    run -> the confirming run of what failed (_decide) -> the lists (_lists) -> the candidate undone.
     """
     start = time.monotonic()
-    targets: list[str] | None = None
-    if scope == "covering":
-        targets = covering_tests(cand, cmap, baseline)
-        if targets is not None and not targets:
-            return Outcome(NOT_COVERED, seconds=time.monotonic() - start)
-    selected = sorted(baseline.passed) if targets is None else targets
+    targets = covering_tests(cand, cmap, baseline) if scope == "covering" else None
+    if targets is not None and not targets:
+        return Outcome(NOT_COVERED, seconds=time.monotonic() - start)
     result = Outcome(ERROR, tests=len(targets or []))
     bench.apply(cand.changes)
     try:
-        # The first run decides; the confirming run repeats only the tests that failed in it.
-        # A test listed as passing passed here and in both runs of the working tree.
-        tb = ["--tb=no" if fast else "--tb=short"]
-        run = bench.run(None if targets is None else runnable(targets),
-                        timeout=run_timeout(timeout, targets, baseline), extra=tb)
-        result.runs += 1
-        if not _usable(run, result):
-            return result
-        failing = _failing(run, selected)
-        if not failing:
-            result.status = NOTHING_FAILS
-            return result
-        # A few tracebacks cost less than another run: then the confirming run prints them and its
-        # output is the issue text's, as before.
-        separate = fast and len(failing) > QUOTE_IN_CONFIRMING
-        again = bench.run(runnable(sorted(failing)), timeout=timeout, extra=tb if separate else ["--tb=short"])
-        result.runs += 1
-        if not _usable(again, result):
-            return result
-        confirmed = _failing(again, sorted(failing))
-        result.FAIL_TO_PASS = sorted(confirmed)
-        result.flaky = sorted(failing - confirmed)
-        result.PASS_TO_PASS = [t for t in selected if t not in failing
-                               and outcome(run.status_map.get(t)) == PASS]
-        if targets is not None:
-            # Tests of the same files that never execute the changed functions cannot see the bug:
-            # they pass as they did on the working tree, and `eval` runs them anyway.
-            files = {t.split("::")[0] for t in [*result.FAIL_TO_PASS, *result.PASS_TO_PASS]}
-            ran = set(targets)
-            result.PASS_TO_PASS += sorted(t for t in baseline.passed
-                                          if t not in ran and t.split("::")[0] in files)
-        result.output = _issue_output(bench, result.FAIL_TO_PASS, timeout, result) if separate and confirmed \
-            else again.output
-        result.status = KEPT if result.FAIL_TO_PASS else NOT_CONFIRMED
-        return result
-    except Exception as exc:  # one bad candidate never stops the run
-        result.status, result.reason = ERROR, f"{type(exc).__name__}: {exc}"
+        _decide(bench, targets, baseline, timeout, fast, result)
         return result
     finally:
         bench.apply(cand.changes, undo=True)
         result.seconds = time.monotonic() - start
+
+
+def _decide(bench: Workbench, targets: list[str] | None, baseline: Baseline, timeout: float, fast: bool,
+            result: Outcome) -> None:
+    """The first run decides; the confirming run repeats only the tests that failed in it. A test
+    listed as passing passed here and in both runs of the working tree."""
+    selected = sorted(baseline.passed) if targets is None else targets
+    tb = ["--tb=no" if fast else "--tb=short"]
+    run = bench.run(None if targets is None else runnable(targets),
+                    timeout=run_timeout(timeout, targets, baseline), extra=tb)
+    result.runs += 1
+    if not _usable(run, result):
+        return
+    failing = _failing(run, selected)
+    if not failing:
+        result.status = NOTHING_FAILS
+        return
+    # A few tracebacks cost less than another run: then the confirming run prints them and its
+    # output is the issue text's, as before.
+    separate = fast and len(failing) > QUOTE_IN_CONFIRMING
+    again = bench.run(runnable(sorted(failing)), timeout=timeout, extra=tb if separate else ["--tb=short"])
+    result.runs += 1
+    if not _usable(again, result):
+        return
+    confirmed = _failing(again, sorted(failing))
+    _lists(result, run, selected, targets, baseline, failing, confirmed)
+    result.output = _issue_output(bench, result.FAIL_TO_PASS, timeout, result) if separate and confirmed \
+        else again.output
+    result.status = KEPT if result.FAIL_TO_PASS else NOT_CONFIRMED
+
+
+def _lists(result: Outcome, run, selected: list[str], targets: list[str] | None, baseline: Baseline,
+           failing: set[str], confirmed: set[str]) -> None:
+    result.FAIL_TO_PASS = sorted(confirmed)
+    result.flaky = sorted(failing - confirmed)
+    result.PASS_TO_PASS = [t for t in selected if t not in failing and outcome(run.status_map.get(t)) == PASS]
+    if targets is not None:
+        # Tests of the same files that never execute the changed functions cannot see the bug:
+        # they pass as they did on the working tree, and `eval` runs them anyway.
+        files = {t.split("::")[0] for t in [*result.FAIL_TO_PASS, *result.PASS_TO_PASS]}
+        ran = set(targets)
+        result.PASS_TO_PASS += sorted(t for t in baseline.passed if t not in ran and t.split("::")[0] in files)

@@ -218,27 +218,19 @@ class WarmWorker:
     # -- a run --------------------------------------------------------------------------------
 
     def run(self, mode: str, args: Sequence[str], *, timeout: float) -> RunResult | None:
-        """Run pytest with args in a fresh child; None: the worker cannot, run it the plain way."""
-        if self.disabled:
+        """Run pytest with args in a fresh child; None: the worker cannot, run it the plain way.
+
+        In phases: a worker (started when none is alive) -> the request and its reply within the
+        deadline -> the limits the run hit, from the cgroup's counters -> the result, as the plain
+        run would report it."""
+        if self.disabled or not self._alive():
             return None
-        if self._proc is None or self._proc.poll() is not None:
-            self._stop()
-            if not self._start():
-                return None
-        assert self._proc is not None and self._proc.stdin is not None and self._group is not None
+        assert self._group is not None
         group = self._group
         oom, forks = group.oom_kills(), group.pids_limit_hits()
         started = time.monotonic()
-        request = {"mode": mode, "args": list(args), "max_bytes": self.limits.max_output_bytes,
-                   "learn": self.learn}
         try:
-            self._proc.stdin.write(json.dumps(request).encode() + b"\n")
-            self._proc.stdin.flush()
-            header = json.loads(self._line(started + timeout))
-            size = int(header["bytes"])
-            if size < 0 or size > self.limits.max_output_bytes:
-                raise WorkerGone(f"the worker announced {size} bytes")
-            output = self._exact(size, started + timeout).decode("utf-8", errors="replace")
+            header, output = self._exchange(mode, args, started + timeout)
         except Deadline:
             self._stop()
             return RunResult(None, "", TIMEOUT, f"the run took longer than {timeout:g}s and was stopped with "
@@ -257,6 +249,30 @@ class WarmWorker:
         if header.get("clean") is False:
             self.learn = False
             self._stop()  # its next child would not start as a fresh interpreter: replace it
+        return self._result(header, output, seconds)
+
+    def _alive(self) -> bool:
+        """A worker ready for a run: the one running, or a fresh one (False: none would start)."""
+        if self._proc is None or self._proc.poll() is not None:
+            self._stop()
+            return self._start()
+        return True
+
+    def _exchange(self, mode: str, args: Sequence[str], deadline: float) -> tuple[dict, str]:
+        """Send one run's request; its reply's header and output (raises Deadline, WorkerGone)."""
+        assert self._proc is not None and self._proc.stdin is not None
+        request = {"mode": mode, "args": list(args), "max_bytes": self.limits.max_output_bytes,
+                   "learn": self.learn}
+        self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+        self._proc.stdin.flush()
+        header = json.loads(self._line(deadline))
+        size = int(header["bytes"])
+        if size < 0 or size > self.limits.max_output_bytes:
+            raise WorkerGone(f"the worker announced {size} bytes")
+        return header, self._exact(size, deadline).decode("utf-8", errors="replace")
+
+    def _result(self, header: dict, output: str, seconds: float) -> RunResult:
+        size = int(header["bytes"])
         rc = int(header.get("rc", 1))
         if header.get("output_cut"):
             return RunResult(None, output, OUTPUT_LIMIT, f"the run printed more than "

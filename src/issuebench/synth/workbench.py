@@ -18,7 +18,7 @@ from issuebench import config
 from issuebench.harness import create_workspace, ensure_env_with_overlay
 from issuebench.models import EnvSpec, TestStatusMap
 from issuebench.parsers import get_parser
-from issuebench.sandbox import Limits
+from issuebench.sandbox import Limits, RunStatus
 from issuebench.synth.base import Change
 from issuebench.synth.warm import WarmWorker, pytest_mode
 
@@ -28,7 +28,7 @@ PLUGIN = "issuebench_covmap"
 
 @dataclass
 class SuiteRun:
-    status: str                  # "ok", "timeout" or another sandbox status
+    status: RunStatus
     status_map: TestStatusMap = field(default_factory=dict)
     output: str = ""
     seconds: float = 0.0
@@ -36,7 +36,7 @@ class SuiteRun:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok" and bool(self.status_map)
+        return self.status == RunStatus.OK and bool(self.status_map)
 
 
 def base_command(test_cmd: str, workspace: Path) -> list[str]:
