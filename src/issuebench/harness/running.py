@@ -3,8 +3,9 @@
 1. `run_tests`: the repository, the recipe (or the setup fallback's), a fresh workspace at the base
    commit; removed afterwards unless kept.
 2. `_prepare_env`: the environment, built from the pristine workspace before any model code is in
-   the tree (a hostile patch never reaches the shared environment), and the commit's own layer of
-   requirements, read from the base commit (a patch never chooses what is installed).
+   the tree (a hostile patch never reaches the shared environment), and what the run needs beyond
+   it, by the environment's kind (envs.kinds; for Python the commit's own layer of requirements,
+   read from the base commit, so a patch never chooses what is installed).
 3. `_apply_model_patch`: the model's patch, then every test, hook and runner-config file it touched
    put back (guards), each said in the notes.
 4. `_apply_test_patch`: the test patch's files reset to the base commit, then the test patch.
@@ -23,13 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs import HelperFailed
+from issuebench.envs import HelperFailed, RunPreparation
 from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
-from issuebench.harness.instance_requirements import layer_for
-from issuebench.harness.numerics import with_common_numerics
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
@@ -94,40 +93,41 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     run.durations["env"] = time.monotonic() - t0
     if prepared is None:
         return run
-    spec, env, layer = prepared
+    spec, env, run_prep = prepared
     test_files = commands.files_in_diff(task.test_patch)
     if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
                                                                       run, log, apply_test_patch):
         return run
     if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run):
         return run
-    return _run_command(task, ctx, spec, env, layer, ws, run, log)
+    return _run_command(task, ctx, spec, env, run_prep, ws, run, log)
 
 
 def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: TestRun,
                  log: InstanceLog) -> tuple[EnvSpec, Any, Any] | None:
-    """(spec, env, the commit's layer or None), or None with the run's status set."""
+    """(spec, env, what the run needs beyond it by the env's kind), or None with the run's status set."""
     try:
         spec, env = env_for_task(task, ctx, None, spec, ws)
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, explain(exc)
         return None
     run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
-    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
+    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", None)
     run.env_manifest = getattr(env, "manifest", None)
     if run.env_manifest and run.env_manifest.get("exclude_newer"):
         run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
     try:
-        layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+        prepared = ctx.env_builder.prepare_run(env, ws)
     except HelperFailed as exc:
         # Graded without knowing what the commit needs, a gold patch could read as unresolved.
         run.status = InstanceStatus.ENV_FAILED
         run.reason = f"the commit's declared requirements could not be read: {explain(exc)}"
         return None
-    if note:
-        _note(run, log, note)
-    return spec, env, layer
+    _note(run, log, *prepared.notes)
+    for line in prepared.log:
+        log.info(line)
+    return spec, env, prepared
 
 
 def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[str], run: TestRun,
@@ -160,21 +160,15 @@ def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun)
     return True
 
 
-def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, layer: Any, ws: Path, run: TestRun,
-                 log: InstanceLog) -> TestRun:
+def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
+                 run: TestRun, log: InstanceLog) -> TestRun:
     nonce = secrets.token_hex(16)
     run.command = commands.test_command(spec, task.test_patch)
     run.script = commands.eval_script(spec, task.test_patch, nonce)
-    binds, run_env = env.binds(), env.run_env()
-    if layer is not None:
-        binds, run_env = [*binds, *layer.binds()], layer.apply(run_env)
-    run_env, numerics = with_common_numerics(run_env, env, ws, ctx.sandbox)
-    if numerics:
-        log.info(numerics)
     t0 = time.monotonic()
-    res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]), binds=binds,
-                                           env=run_env, limits=ctx.limits, output_path=ws.parent / f"{ws.name}.out",
-                                           log=log.info)
+    res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]),
+                                           binds=prepared.binds, env=prepared.env, limits=ctx.limits,
+                                           output_path=ws.parent / f"{ws.name}.out", log=log.info)
     run.durations["tests"] = time.monotonic() - t0
     run.returncode = res.returncode
     # The markers are written here, outside the sandbox, with a nonce the code under test never
