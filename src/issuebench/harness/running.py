@@ -29,6 +29,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
+from issuebench.harness.eval_script import with_row_commands
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
@@ -70,6 +71,7 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
         spec = other_recipe(task, ctx, source, f"no environment recipe: {explain(exc)}")
         if spec is None:
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {explain(exc)}")
+    spec = with_row_commands(task, spec)
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
@@ -111,7 +113,7 @@ def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: Tes
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, explain(exc)
         return None
-    run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
+    run.notes += [n for n in spec.notes if n.startswith(("setup fallback", "eval_script:"))]
     run.env_hash, run.python = env.env_hash, getattr(env, "python_version", None)
     run.env_manifest = getattr(env, "manifest", None)
     if run.env_manifest and run.env_manifest.get("exclude_newer"):
