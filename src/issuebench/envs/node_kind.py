@@ -35,6 +35,7 @@ from issuebench.envs.node_tools import (
     choose_node,
     ensure_tool,
     read_package_json,
+    registry_keeps_dates,
     registry_versions,
     tools_dir,
 )
@@ -158,9 +159,12 @@ class NodeKind:
                         "npm_config_store_dir": str(shared / "pnpm-store"),
                         # node-gyp builds native addons against the headers the Node package ships.
                         "npm_config_nodedir": str(node_home)})
-        if env.spec.exclude_newer:
+        if env.spec.exclude_newer and registry_keeps_dates(self.host.root, offline=self.host.offline):
             # npm holds what the lockfile leaves free to releases before the task's date.
             run_env["npm_config_before"] = env.spec.exclude_newer
+        elif env.spec.exclude_newer:
+            log.note("# cutoff: the registry's publish times are not the original ones, so `npm --before` "
+                     "would refuse every release: what the lockfile leaves free installs as of today")
         for name in ("npm-cache", "yarn-cache", "pnpm-store"):
             (shared / name).mkdir(exist_ok=True)
         binds = [Bind(env.path, writable=True), *[Bind(Path(p)) for p in env.manifest["tools"]],

@@ -74,6 +74,29 @@ def registry_versions(package: str, root: Path, *, offline: bool = False) -> lis
     return versions
 
 
+# A package whose first releases are years old: the registry's publish time of once@1.1.1 (2012)
+# says whether its times are the original ones or those of a mirror that published everything anew.
+_DATE_PROBE = ("once", "1.1.1", "2013")
+
+
+def registry_keeps_dates(root: Path, *, offline: bool = False) -> bool:
+    """Whether the registry's publish times are the originals, so `npm --before` means the date
+    (asked once a day). A mirror that shows every release as published last year would make
+    --before refuse every release; the lockfile is then the only date an install has."""
+    cached = tools_dir(root) / "registry-dates.json"
+    if cached.is_file() and (offline or time.time() - cached.stat().st_mtime < _VERSIONS_TTL):
+        return bool(json.loads(cached.read_text()))
+    name, version, before = _DATE_PROBE
+    try:
+        published = str(json.loads(_npm(["view", name, "time", "--json"], cwd=root, offline=offline).stdout)
+                        .get(version, "9999"))
+    except (StepFailed, ValueError, AttributeError):
+        return False
+    keeps = published[:4] < before
+    cached.write_text(json.dumps(keeps))
+    return keeps
+
+
 def _release(text: str) -> tuple[int, ...] | None:
     match = re.fullmatch(r"v?(\d+)\.(\d+)\.(\d+)", text.strip())
     return tuple(int(g) for g in match.groups()) if match else None
