@@ -230,6 +230,9 @@ class InstanceStatus(str, Enum):
     ENV_FAILED = "env_failed"
     SANDBOX_FAILED = "sandbox_failed"
     NEEDS_NETWORK = "needs_network"
+    # The environment needs a package registry this machine cannot reach (Go, Rust, Java, PHP,
+    # Ruby rows here); the reason names it.
+    NEEDS_REGISTRY = "needs_registry"
     # The worker running the instance (a Ray process or node) died, after the bounded retries.
     WORKER_LOST = "worker_lost"
     ERROR = "error"

@@ -41,10 +41,12 @@ from issuebench.envs.recipes import (
     resolve_spec,
 )
 from issuebench.envs.reference_recipes import import_swebench
+from issuebench.envs.registry_kinds import LANGUAGES, RegistryUnreachable
 from issuebench.envs.system_deps import install_command, install_packages, missing_packages, recipe_packages
 
 __all__ = [
     "KINDS",
+    "LANGUAGES",
     "BuiltEnv",
     "Env",
     "EnvBuildError",
@@ -53,6 +55,7 @@ __all__ = [
     "HelperFailed",
     "Layer",
     "PythonInfo",
+    "RegistryUnreachable",
     "RunPreparation",
     "UnknownKind",
     "clear_failure",

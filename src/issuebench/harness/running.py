@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs import HelperFailed, RunPreparation
+from issuebench.envs import HelperFailed, RegistryUnreachable, RunPreparation
 from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
@@ -110,6 +110,9 @@ def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: Tes
     """(spec, env, what the run needs beyond it by the env's kind), or None with the run's status set."""
     try:
         spec, env = env_for_task(task, ctx, None, spec, ws)
+    except RegistryUnreachable as exc:
+        run.status, run.reason = InstanceStatus.NEEDS_REGISTRY, explain(exc)
+        return None
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, explain(exc)
         return None
