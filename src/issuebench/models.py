@@ -119,7 +119,7 @@ class EnvSpec(BaseModel):
         if self.has_conda_files():
             fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (dated_packages.conda_era)
         if self.kind != "python":
-            # Only other kinds carry these keys: every Python env keeps the hash it had.
+            # Only other kinds carry these keys: a Python spec is hashed from the same fields as before.
             fields.update(kind=self.kind, node=self.node, package_manager=self.package_manager,
                           system_packages=sorted(self.system_packages))
         return stable_hash(fields)[:16]
