@@ -3,7 +3,8 @@ built once per (recipe, lockfile) and shared read-only by every instance.
 
 A build (each step logged to <env>/build.log):
 1. Node and the package manager (node_tools: registry packages, the era's releases), with
-   `<env>/bin/{node,npm,npx,yarn,pnpm,...}` pointing at them;
+   `<env>/bin/{node,npm,npx,yarn,pnpm,...}` pointing at them, and `python3` at the spec's Python
+   (node-gyp and build scripts run it);
 2. the recipe's pre_install, then its install or, when it names none, the lockfile's own frozen
    install (`npm ci`, `yarn --frozen-lockfile`, `pnpm --frozen-lockfile`), held to the task's date
    where the lockfile leaves freedom (`npm --before`), in the sandbox with the network on and no
@@ -26,6 +27,7 @@ from typing import Any
 from issuebench import config
 from issuebench.envs import cache, system_deps
 from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_error_line
+from issuebench.envs.interpreters import find_python
 from issuebench.envs.kind_cache import build_once
 from issuebench.envs.kinds import RunPreparation, plain_preparation
 from issuebench.envs.node_tools import (
@@ -77,16 +79,18 @@ class NodeEnv:
         env = {"PATH": f"{self.path / 'bin'}:/usr/local/bin:/usr/bin:/bin",
                # The run has no network: npm answers from what is installed, never waits on a registry.
                "npm_config_offline": "true", "npm_config_cache": "/tmp/npm-cache", **NO_DOWNLOADS}
-        env.update(browser_env())
+        env.update(browser_env(self.path / "bin" / "chromium"))
         env.update(self.spec.env_vars)
         return env
 
 
-def browser_env() -> dict[str, str]:
-    """The system's Chromium for karma and puppeteer, when it is installed."""
+def browser_env(wrapper: Path) -> dict[str, str]:
+    """The system's Chromium for karma and puppeteer, when it is installed (through the env's
+    wrapper: the run is root in its own namespace, where Chromium's own sandbox cannot start; the
+    bubblewrap sandbox around the run stands in for it, as the reference's non-root user did)."""
     if not Path(CHROMIUM).exists():
         return {}
-    return {"CHROME_BIN": CHROMIUM, "PUPPETEER_EXECUTABLE_PATH": CHROMIUM}
+    return {"CHROME_BIN": str(wrapper), "PUPPETEER_EXECUTABLE_PATH": str(wrapper)}
 
 
 def lockfile_key(workspace: Path) -> dict[str, str]:
@@ -137,7 +141,12 @@ class NodeKind:
             tools.append(ensure_tool(root, "npm", choose_manager(None, Path("/nonexistent"), node_version)[1],
                                      offline=offline))
         _write_bins(path / "bin", node.path / "bin" / "node", tools[1:])
-        env = NodeEnv(path, spec, env_hash, {"tools": [str(t.path.parent) for t in tools]})
+        # node-gyp and build scripts run the spec's Python (node-gyp 5 needs one before 3.11).
+        python = find_python(spec.python, "nearest")
+        for name in ("python", "python3"):
+            (path / "bin" / name).symlink_to(python.path)
+        tool_dirs = [str(t.path.parent) for t in tools] + ([str(python.prefix)] if python.prefix else [])
+        env = NodeEnv(path, spec, env_hash, {"tools": tool_dirs})
         commands = [*spec.pre_install, *(spec.install or default_install(manager, workspace))]
         before = {rel for rel in node_modules_dirs(workspace)}
         self._install(env, commands, workspace, log, node.path)
@@ -148,7 +157,7 @@ class NodeKind:
             shutil.move(str(workspace / rel), str(target))
         log.write(f"# node_modules kept in the environment: {', '.join(made) or 'none'}")
         return {"kind": "node", "node": node_version, "package_manager": f"{manager}@{manager_version}",
-                "tools": [str(t.path.parent) for t in tools], "node_modules": made,
+                "python": python.version, "tools": tool_dirs, "node_modules": made,
                 "lockfile": lockfile_key(workspace), "installed": _top_level(path / TREE)}
 
     def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog, node_home: Path) -> None:
@@ -158,7 +167,7 @@ class NodeKind:
         run_env.update({"npm_config_cache": str(shared / "npm-cache"), "YARN_CACHE_FOLDER": str(shared / "yarn-cache"),
                         "npm_config_store_dir": str(shared / "pnpm-store"),
                         # node-gyp builds native addons against the headers the Node package ships.
-                        "npm_config_nodedir": str(node_home)})
+                        "npm_config_nodedir": str(node_home), "npm_config_python": str(env.path / "bin" / "python3")})
         if env.spec.exclude_newer and registry_keeps_dates(self.host.root, offline=self.host.offline):
             # npm holds what the lockfile leaves free to releases before the task's date.
             run_env["npm_config_before"] = env.spec.exclude_newer
@@ -208,6 +217,9 @@ def node_modules_dirs(workspace: Path) -> list[str]:
 def _write_bins(bin_dir: Path, node: Path, tools: list[Any]) -> None:
     bin_dir.mkdir(parents=True, exist_ok=True)
     (bin_dir / "node").symlink_to(node)
+    chromium = bin_dir / "chromium"
+    chromium.write_text(f'#!/bin/sh\nexec {CHROMIUM} --no-sandbox --disable-dev-shm-usage "$@"\n')
+    chromium.chmod(0o755)
     for tool in tools:
         for program, script in tool.bins.items():
             wrapper = bin_dir / program
