@@ -162,6 +162,9 @@ class NodeKind:
 
     def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog, node_home: Path) -> None:
         run_env = {k: v for k, v in env.run_env().items() if k != "npm_config_offline"}
+        # Install hooks that write the repository's git config (husky, npm-merge-driver-install)
+        # stand down in CI; the workspace's .git is read-only in the sandbox.
+        run_env["CI"] = "true"
         run_env.update({k: v for k, v in os.environ.items() if k in _NETWORK_SETTINGS})
         shared = tools_dir(self.host.root)
         run_env.update({"npm_config_cache": str(shared / "npm-cache"), "YARN_CACHE_FOLDER": str(shared / "yarn-cache"),
