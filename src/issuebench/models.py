@@ -108,6 +108,9 @@ class EnvSpec(BaseModel):
     # Literal replacements in the row's build steps and test command, for what only the
     # reference's image has ({"su chromeuser -c " = "bash -c "}).
     script_rewrites: dict[str, str] = Field(default_factory=dict)
+    # Git submodules a fetched snapshot lacks: folder -> "owner/name", filled per workspace from
+    # that repository's local clone at the commit the base commit records (harness/submodules.py).
+    submodules: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
     def env_hash(self) -> str:

@@ -33,6 +33,7 @@ from issuebench.harness.eval_script import with_row_commands
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
+from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.task_version import resolve_with_version
 from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_run, tail
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
@@ -81,6 +82,8 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     run.durations["workspace"] = time.monotonic() - t0
     log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
     _note(run, log, *workspace_notes(ws))
+    if spec.submodules:
+        _note(run, log, *fill_submodules(spec.submodules, ws, task.base_commit, ctx.repos_dir, ctx.allow_clone))
     try:
         return _in_workspace(task, model_patch, ctx, spec, ws, run, log, apply_test_patch)
     finally:
