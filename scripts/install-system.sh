@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system pieces issuebench needs that pip cannot bring: bubblewrap (the sandbox), git
-# and patch; with --test-tools also Chromium (the HTML report test opens the page in it).
+# and patch; with --test-tools also Chromium (the HTML report test opens the page in it), and gcc,
+# make and npm (the environment-kind tests build a tiny C and a tiny npm project).
 # Prints one clear line for anything it cannot do, and never fails the build for a missing piece:
 # issuebench itself says, when it runs, what is missing and which fallback it took.
 set -u
@@ -10,6 +11,11 @@ command -v git >/dev/null 2>&1 || need+=(git)
 command -v patch >/dev/null 2>&1 || need+=(patch)
 if [ "${1:-}" = "--test-tools" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  # The environment-kind tests: a tiny C project built with make, a tiny npm project whose Node
+  # and packages the host's npm fetches from the registry.
+  command -v gcc >/dev/null 2>&1 || need+=(gcc)
+  command -v make >/dev/null 2>&1 || need+=(make)
+  command -v npm >/dev/null 2>&1 || need+=(npm)
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 

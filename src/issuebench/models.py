@@ -69,7 +69,16 @@ class EnvSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    # The environment kind that builds and runs it (envs.kinds): "python" (a uv venv), "node" (a
+    # Node of the task's era and the project's node_modules), "native" (Debian's toolchain).
+    kind: str = "python"
     python: str = "3.11"
+    # node kind: the Node release ("12.22.12") or major ("20", the newest of it) the tests run on;
+    # None: from the project's engines, .nvmrc or the task's date.
+    node: str | None = None
+    # node kind: the package manager and its release ("npm@6.14.18", "yarn@1.22.19",
+    # "pnpm@7.9.0"); None: the one the lockfile and packageManager name, of the Node's era.
+    package_manager: str | None = None
     # Shell commands run in the workspace before the install (sandboxed, network allowed).
     pre_install: list[str] = Field(default_factory=list)
     # Requirement specifiers installed into the venv with uv (pins win over exclude_newer).
@@ -102,6 +111,15 @@ class EnvSpec(BaseModel):
     # Debian packages the environment needs from the system (shared libraries that conda would
     # have brought along); `issuebench envs system-deps` installs them, the build checks them.
     system_packages: list[str] = Field(default_factory=list)
+    # Where the build steps and the test command come from: this recipe, or the row's own
+    # eval_script when it has one (harness/eval_script.py reads it).
+    commands_from: Literal["recipe", "row"] = "recipe"
+    # Literal replacements in the row's build steps and test command, for what only the
+    # reference's image has ({"su chromeuser -c " = "bash -c "}).
+    script_rewrites: dict[str, str] = Field(default_factory=dict)
+    # Git submodules a fetched snapshot lacks: folder -> "owner/name", filled per workspace from
+    # that repository's local clone at the commit the base commit records (harness/submodules.py).
+    submodules: dict[str, str] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
     def env_hash(self) -> str:
@@ -112,6 +130,10 @@ class EnvSpec(BaseModel):
         fields: dict[str, Any] = {"rules": env_build_code(), **{k: getattr(self, k) for k in keys}}
         if self.has_conda_files():
             fields["conda_files_era"] = "pins"   # dated by the recipe's pins since rules 3 (dated_packages.conda_era)
+        if self.kind != "python":
+            # Only other kinds carry these keys: a Python spec is hashed from the same fields as before.
+            fields.update(kind=self.kind, node=self.node, package_manager=self.package_manager,
+                          system_packages=sorted(self.system_packages))
         return stable_hash(fields)[:16]
 
     def has_conda_files(self) -> bool:
@@ -220,6 +242,9 @@ class InstanceStatus(str, Enum):
     ENV_FAILED = "env_failed"
     SANDBOX_FAILED = "sandbox_failed"
     NEEDS_NETWORK = "needs_network"
+    # The environment needs a package registry this machine cannot reach (Go, Rust, Java, PHP,
+    # Ruby rows here); the reason names it.
+    NEEDS_REGISTRY = "needs_registry"
     # The worker running the instance (a Ray process or node) died, after the bounded retries.
     WORKER_LOST = "worker_lost"
     ERROR = "error"

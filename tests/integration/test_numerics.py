@@ -7,8 +7,7 @@ import subprocess
 
 import pytest
 
-from issuebench.envs import EnvBuilder, find_python
-from issuebench.harness import numerics
+from issuebench.envs import EnvBuilder, find_python, numerics
 from issuebench.models import EnvSpec
 from tests.gitrepo import init_repo
 

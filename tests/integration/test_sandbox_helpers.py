@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from issuebench.envs.dated_install import HelperFailed, read_declared
-from issuebench.harness.instance_requirements import instance_layer
+from issuebench.envs.instance_requirements import instance_layer
 from issuebench.models import EnvSpec
 from issuebench.sandbox import Bind, get_sandbox
 from issuebench.sandbox.bwrap import PACKAGE_DIR

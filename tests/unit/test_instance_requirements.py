@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from issuebench.harness.instance_requirements import Layer, unmet
+from issuebench.envs.instance_requirements import Layer, unmet
 
 INSTALLED = ["pluggy==0.13.1", "py==1.11.0", "attrs==23.1.0", "more-itertools==10.1.0", "mypkg==0.1"]
 

@@ -32,6 +32,7 @@ STATUS_MEANING = {
     InstanceStatus.ENV_FAILED: "the environment could not be built",
     InstanceStatus.SANDBOX_FAILED: "the sandbox could not start",
     InstanceStatus.NEEDS_NETWORK: "the task's tests need the internet",
+    InstanceStatus.NEEDS_REGISTRY: "the environment needs a package registry this machine cannot reach",
     InstanceStatus.WORKER_LOST: "the worker running it died (after retries); a rerun retries it",
     InstanceStatus.ERROR: "the harness hit an error",
 }

@@ -26,7 +26,10 @@ from issuebench.envs.dated_install import (
     wanted_extras,
 )
 from issuebench.envs.dating import date_args, exempt_from_cutoff
+from issuebench.envs.instance_requirements import Layer, instance_layer, layer_for, unmet
 from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons, uv_binary
+from issuebench.envs.kind_registry import KINDS
+from issuebench.envs.kinds import BuiltEnv, EnvKind, RunPreparation, UnknownKind, plain_preparation
 from issuebench.envs.python_releases import python_table
 from issuebench.envs.recipes import (
     fill_exclude_newer,
@@ -38,14 +41,23 @@ from issuebench.envs.recipes import (
     resolve_spec,
 )
 from issuebench.envs.reference_recipes import import_swebench
+from issuebench.envs.registry_kinds import LANGUAGES, RegistryUnreachable
 from issuebench.envs.system_deps import install_command, install_packages, missing_packages, recipe_packages
 
 __all__ = [
+    "KINDS",
+    "LANGUAGES",
+    "BuiltEnv",
     "Env",
     "EnvBuildError",
     "EnvBuilder",
+    "EnvKind",
     "HelperFailed",
+    "Layer",
     "PythonInfo",
+    "RegistryUnreachable",
+    "RunPreparation",
+    "UnknownKind",
     "clear_failure",
     "date_args",
     "effective_cutoff",
@@ -58,7 +70,9 @@ __all__ = [
     "install_command",
     "install_packages",
     "installed_pythons",
+    "instance_layer",
     "known_versions",
+    "layer_for",
     "list_envs",
     "load_recipe",
     "local_install_targets",
@@ -67,6 +81,7 @@ __all__ = [
     "pep621_requirements",
     "pick_version",
     "pinned_names",
+    "plain_preparation",
     "prune",
     "python_table",
     "read_declared",
@@ -75,6 +90,7 @@ __all__ = [
     "recipe_packages",
     "resolve_spec",
     "split_listing",
+    "unmet",
     "uv_binary",
     "uv_command",
     "wanted_extras",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from issuebench.errors import IssuebenchError
+
 
 class BuildLog:
     def __init__(self, path: Path) -> None:
@@ -49,3 +51,14 @@ def last_error_line(text: str) -> str:
         if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
             return line[:400]
     return lines[-1][:400] if lines else "no output"
+
+
+class EnvBuildError(IssuebenchError):
+    """The environment could not be built; `reason` is what the instance's status should say."""
+
+    def __init__(self, env_hash: str, reason: str, *, hint: str | None = None) -> None:
+        super().__init__(f"environment {env_hash} failed to build: {reason}",
+                         hint=hint or "fix the recipe, then rerun with --rebuild "
+                                      "(or `issuebench envs prune --failed`)")
+        self.env_hash = env_hash
+        self.reason = reason

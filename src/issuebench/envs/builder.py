@@ -31,7 +31,7 @@ from packaging.utils import canonicalize_name
 
 from issuebench import config
 from issuebench.envs import cache, system_deps
-from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line
+from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_error_line
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
@@ -46,7 +46,9 @@ from issuebench.envs.dated_install import (
 )
 from issuebench.envs.dated_packages import DatedPackages
 from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
-from issuebench.envs.interpreters import PythonInfo, find_python, uv_binary
+from issuebench.envs.interpreters import PythonInfo, find_python, uv_command
+from issuebench.envs.kind_registry import KINDS
+from issuebench.envs.kinds import EnvKind, RunPreparation, UnknownKind
 from issuebench.envs.requirements import (
     direct_reference_name,
     exact_pins,
@@ -63,17 +65,6 @@ INSTALL_TIMEOUT = 3600.0
 _NETWORK_SETTINGS = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
                      "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
                      "PIP_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX")
-
-
-class EnvBuildError(IssuebenchError):
-    """The environment could not be built; `reason` is what the instance's status should say."""
-
-    def __init__(self, env_hash: str, reason: str, *, hint: str | None = None) -> None:
-        super().__init__(f"environment {env_hash} failed to build: {reason}",
-                         hint=hint or "fix the recipe, then rerun with --rebuild "
-                                      "(or `issuebench envs prune --failed`)")
-        self.env_hash = env_hash
-        self.reason = reason
 
 
 @dataclass
@@ -125,13 +116,6 @@ def exclude_newer_args(spec: EnvSpec) -> list[str]:
     return date_args(spec.exclude_newer, exempt_from_cutoff(spec))
 
 
-def uv_command() -> str:
-    exe = uv_binary()
-    if not exe:
-        raise MissingSystemPiece("uv is not installed", hint="pip install uv (it is a dependency of issuebench)")
-    return exe
-
-
 class EnvBuilder:
     def __init__(self, cache_dir: Path | None = None, sandbox: Any | None = None,
                  python_fallback: str = "error", offline: bool = False, rebuild: bool = False) -> None:
@@ -142,6 +126,7 @@ class EnvBuilder:
         self.rebuild = rebuild
         self._rebuilt: set[str] = set()
         self._rebuilt_lock = threading.Lock()
+        self._kinds: dict[str, EnvKind] = {}
 
     @property
     def root(self) -> Path:
@@ -156,19 +141,35 @@ class EnvBuilder:
             self._sandbox = get_sandbox()
         return self._sandbox
 
-    # -- the public entry point -------------------------------------------------------------
+    # -- the public entry points ------------------------------------------------------------
 
-    def ensure(self, spec: EnvSpec, workspace: Path) -> Env:
-        """The built env for `spec`, building it first if needed (once per hash, under a lock)."""
+    def ensure(self, spec: EnvSpec, workspace: Path) -> Any:
+        """The built env for `spec`, by its kind, building it first if needed (once per hash)."""
+        return self.kind(spec.kind).ensure(spec, workspace)
+
+    def prepare_run(self, env: Any, workspace: Path) -> RunPreparation:
+        """What one run in `env` needs beyond it, by the env's kind (kinds.RunPreparation)."""
+        return self.kind(env.spec.kind).prepare_run(env, workspace)
+
+    def kind(self, name: str) -> EnvKind:
+        with self._rebuilt_lock:
+            if name not in self._kinds:
+                if name not in KINDS:
+                    raise UnknownKind(name, sorted(KINDS))
+                self._kinds[name] = KINDS[name](self)
+            return self._kinds[name]
+
+    def ensure_python(self, spec: EnvSpec, workspace: Path) -> Env:
+        """The "python" kind's build: a uv venv (once per hash, under a lock)."""
         env_hash = spec.env_hash()
         root = self.root
-        if not self._wants_rebuild(env_hash):
+        if not self.wants_rebuild(env_hash):
             env = self._load(spec, env_hash)
             if env is not None:
                 return env
             self._raise_if_failed(env_hash)
         with cache.hash_lock(root, env_hash):
-            if self._claim_rebuild(env_hash):
+            if self.claim_rebuild(env_hash):
                 cache.remove_env(root, env_hash)
             else:
                 env = self._load(spec, env_hash)
@@ -179,11 +180,11 @@ class EnvBuilder:
 
     # -- cache state ------------------------------------------------------------------------
 
-    def _wants_rebuild(self, env_hash: str) -> bool:
+    def wants_rebuild(self, env_hash: str) -> bool:
         with self._rebuilt_lock:
             return self.rebuild and env_hash not in self._rebuilt
 
-    def _claim_rebuild(self, env_hash: str) -> bool:
+    def claim_rebuild(self, env_hash: str) -> bool:
         with self._rebuilt_lock:
             if self.rebuild and env_hash not in self._rebuilt:
                 self._rebuilt.add(env_hash)

@@ -27,8 +27,8 @@ MANIFEST = "env.json"
 BUILD_LOG = "build.log"
 
 
-# Folders beside the envs that are not envs: per-instance layers (harness/instance_requirements.py).
-NOT_ENVS = {"layers"}
+# Folders beside the envs that are not envs: per-instance layers (envs/instance_requirements.py), the node tools (envs/node_tools.py).
+NOT_ENVS = {"layers", "tools"}
 
 
 def env_path(root: Path, env_hash: str) -> Path:

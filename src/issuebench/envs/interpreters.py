@@ -85,6 +85,13 @@ def uv_binary() -> str | None:
         return shutil.which("uv")
 
 
+def uv_command() -> str:
+    exe = uv_binary()
+    if not exe:
+        raise MissingSystemPiece("uv is not installed", hint="pip install uv (it is a dependency of issuebench)")
+    return exe
+
+
 def _from_uv(version: str) -> PythonInfo | None:
     uv = uv_binary()
     if not uv:

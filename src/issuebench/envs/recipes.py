@@ -35,6 +35,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from pydantic import ValidationError
 
+from issuebench.envs.row_kinds import spec_from_row
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import EnvSpec, Task
 from issuebench.tomlcompat import tomllib
@@ -186,6 +187,8 @@ def resolve_spec(task: Task, recipes_dir: Path | None = None, repo_dir: Path | N
     if recipes_dir is not None and not Path(recipes_dir).is_dir():
         raise InputError(recipes_dir, "recipes directory does not exist", hint="pass an existing folder to --recipes")
     found = _recipe_for(task.repo, task.version, [Path(d) for d in dirs])
+    if found is None and (from_row := spec_from_row(task)) is not None:
+        return fill_exclude_newer(from_row, task, repo_dir)
     if found is None:
         raise IssuebenchError(
             f"no environment recipe for repository {task.repo} (instance {task.instance_id})",

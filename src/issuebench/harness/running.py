@@ -3,8 +3,9 @@
 1. `run_tests`: the repository, the recipe (or the setup fallback's), a fresh workspace at the base
    commit; removed afterwards unless kept.
 2. `_prepare_env`: the environment, built from the pristine workspace before any model code is in
-   the tree (a hostile patch never reaches the shared environment), and the commit's own layer of
-   requirements, read from the base commit (a patch never chooses what is installed).
+   the tree (a hostile patch never reaches the shared environment), and what the run needs beyond
+   it, by the environment's kind (envs.kinds; for Python the commit's own layer of requirements,
+   read from the base commit, so a patch never chooses what is installed).
 3. `_apply_model_patch`: the model's patch, then every test, hook and runner-config file it touched
    put back (guards), each said in the notes.
 4. `_apply_test_patch`: the test patch's files reset to the base commit, then the test patch.
@@ -23,16 +24,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs import HelperFailed
+from issuebench.envs import HelperFailed, RegistryUnreachable, RunPreparation
 from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
-from issuebench.harness.instance_requirements import layer_for
-from issuebench.harness.numerics import with_common_numerics
+from issuebench.harness.eval_script import with_row_commands
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
+from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.task_version import resolve_with_version
 from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_run, tail
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
@@ -71,6 +72,7 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
         spec = other_recipe(task, ctx, source, f"no environment recipe: {explain(exc)}")
         if spec is None:
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {explain(exc)}")
+    spec = with_row_commands(task, spec)
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
@@ -80,6 +82,8 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     run.durations["workspace"] = time.monotonic() - t0
     log.info(f"workspace at {task.base_commit[:12]} from {source.name}")
     _note(run, log, *workspace_notes(ws))
+    if spec.submodules:
+        _note(run, log, *fill_submodules(spec.submodules, ws, task.base_commit, ctx.repos_dir, ctx.allow_clone))
     try:
         return _in_workspace(task, model_patch, ctx, spec, ws, run, log, apply_test_patch)
     finally:
@@ -94,40 +98,44 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     run.durations["env"] = time.monotonic() - t0
     if prepared is None:
         return run
-    spec, env, layer = prepared
+    spec, env, run_prep = prepared
     test_files = commands.files_in_diff(task.test_patch)
     if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
                                                                       run, log, apply_test_patch):
         return run
     if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run):
         return run
-    return _run_command(task, ctx, spec, env, layer, ws, run, log)
+    return _run_command(task, ctx, spec, env, run_prep, ws, run, log)
 
 
 def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: TestRun,
                  log: InstanceLog) -> tuple[EnvSpec, Any, Any] | None:
-    """(spec, env, the commit's layer or None), or None with the run's status set."""
+    """(spec, env, what the run needs beyond it by the env's kind), or None with the run's status set."""
     try:
         spec, env = env_for_task(task, ctx, None, spec, ws)
+    except RegistryUnreachable as exc:
+        run.status, run.reason = InstanceStatus.NEEDS_REGISTRY, explain(exc)
+        return None
     except IssuebenchError as exc:
         run.status, run.reason = InstanceStatus.ENV_FAILED, explain(exc)
         return None
-    run.notes += [n for n in spec.notes if n.startswith("setup fallback")]
-    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", spec.python)
+    run.notes += [n for n in spec.notes if n.startswith(("setup fallback", "eval_script:"))]
+    run.env_hash, run.python = env.env_hash, getattr(env, "python_version", None)
     run.env_manifest = getattr(env, "manifest", None)
     if run.env_manifest and run.env_manifest.get("exclude_newer"):
         run.exclude_newer = run.env_manifest["exclude_newer"]  # the date the build really used
     log.info(f"environment {env.env_hash} (python {run.python}, exclude_newer {spec.exclude_newer})")
     try:
-        layer, note = layer_for(env, ws, ctx.sandbox, ctx.env_builder)
+        prepared = ctx.env_builder.prepare_run(env, ws)
     except HelperFailed as exc:
         # Graded without knowing what the commit needs, a gold patch could read as unresolved.
         run.status = InstanceStatus.ENV_FAILED
         run.reason = f"the commit's declared requirements could not be read: {explain(exc)}"
         return None
-    if note:
-        _note(run, log, note)
-    return spec, env, layer
+    _note(run, log, *prepared.notes)
+    for line in prepared.log:
+        log.info(line)
+    return spec, env, prepared
 
 
 def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[str], run: TestRun,
@@ -160,21 +168,15 @@ def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun)
     return True
 
 
-def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, layer: Any, ws: Path, run: TestRun,
-                 log: InstanceLog) -> TestRun:
+def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
+                 run: TestRun, log: InstanceLog) -> TestRun:
     nonce = secrets.token_hex(16)
     run.command = commands.test_command(spec, task.test_patch)
     run.script = commands.eval_script(spec, task.test_patch, nonce)
-    binds, run_env = env.binds(), env.run_env()
-    if layer is not None:
-        binds, run_env = [*binds, *layer.binds()], layer.apply(run_env)
-    run_env, numerics = with_common_numerics(run_env, env, ws, ctx.sandbox)
-    if numerics:
-        log.info(numerics)
     t0 = time.monotonic()
-    res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]), binds=binds,
-                                           env=run_env, limits=ctx.limits, output_path=ws.parent / f"{ws.name}.out",
-                                           log=log.info)
+    res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]),
+                                           binds=prepared.binds, env=prepared.env, limits=ctx.limits,
+                                           output_path=ws.parent / f"{ws.name}.out", log=log.info)
     run.durations["tests"] = time.monotonic() - t0
     run.returncode = res.returncode
     # The markers are written here, outside the sandbox, with a nonce the code under test never

@@ -20,20 +20,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.harness.blob_completion import Completion, complete, missing_blobs
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
-
-_GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "HOME": "/nonexistent",
-            "GIT_AUTHOR_NAME": "issuebench", "GIT_AUTHOR_EMAIL": "harness@issuebench",
-            "GIT_COMMITTER_NAME": "issuebench", "GIT_COMMITTER_EMAIL": "harness@issuebench",
-            "PATH": "/usr/local/bin:/usr/bin:/bin"}
-
-
-def git(cwd: Path, *args: str, check: bool = True, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(["git", "-c", "safe.directory=*", *args], cwd=cwd, capture_output=True, text=True,
-                          env=_GIT_ENV, input=input)
-    if check and proc.returncode != 0:
-        raise IssuebenchError(f"git {' '.join(args[:3])} failed in {cwd}: {proc.stderr.strip()[-500:]}")
-    return proc
-
+from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the harness reads them here)
 
 # Pristine checkouts kept for reuse: copying one is several times cheaper than fetching and
 # checking out again, and every prediction for a task (and every rerun) starts from the same one.
@@ -206,46 +193,3 @@ def sweep_stale_workspaces(parent: Path | None = None) -> int:
             shutil.rmtree(ws, ignore_errors=True)
             removed += 1
     return removed
-
-
-def reset_paths(ws: Path, base_commit: str, paths: list[str]) -> list[str]:
-    """Put each path back as it was at base_commit (deleting it if it did not exist). Returns changed."""
-    changed: list[str] = []
-    for rel in paths:
-        exists_at_base = git(ws, "cat-file", "-e", f"{base_commit}:{rel}", check=False).returncode == 0
-        target = ws / rel
-        if exists_at_base:
-            before = target.read_bytes() if target.is_file() else None
-            git(ws, "checkout", base_commit, "--", rel)
-            if before != target.read_bytes():
-                changed.append(rel)
-        elif target.exists() or target.is_symlink():
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            else:
-                target.unlink()
-            changed.append(rel)
-    return changed
-
-
-def changed_paths(ws: Path, *, include_ignored: bool = False) -> list[str]:
-    """Paths added, modified or deleted in the work tree against HEAD (untracked included)."""
-    args = ["status", "--porcelain=v1", "-z", "--untracked-files=all"]
-    if include_ignored:
-        args.append("--ignored=matching")
-    out = git(ws, *args).stdout
-    paths: list[str] = []
-    entries = out.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        if not entry:
-            i += 1
-            continue
-        code, path = entry[:2], entry[3:]
-        paths.append(path)
-        if code[0] in "RC":  # renames carry the source path in the next entry
-            paths.append(entries[i + 1])
-            i += 1
-        i += 1
-    return paths

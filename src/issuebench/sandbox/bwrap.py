@@ -99,13 +99,18 @@ def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], e
         args += ["--tmpfs", "/sys/fs/cgroup"]
     for path in hidden_dirs():
         args += ["--tmpfs", path]
-    for bind in sorted([*binds, package_bind()], key=lambda b: (b.dst or str(b.src)).count("/")):
+    # Binds into the workspace (an environment's node_modules) go over it, so after it.
+    inside = [b for b in binds if (b.dst or str(b.src)).startswith(TESTBED_PATH + "/")]
+    outside = [b for b in [*binds, package_bind()] if b not in inside]
+    for bind in sorted(outside, key=lambda b: (b.dst or str(b.src)).count("/")):
         dst = bind.dst or str(bind.src)
         args += ["--bind" if bind.writable else "--ro-bind", str(bind.src), dst]
     args += ["--bind", str(workspace), TESTBED_PATH]
     git_dir = workspace / ".git"
     if protect_git and git_dir.exists():
         args += ["--ro-bind", str(git_dir), f"{TESTBED_PATH}/.git"]
+    for bind in sorted(inside, key=lambda b: str(b.dst).count("/")):
+        args += ["--bind" if bind.writable else "--ro-bind", str(bind.src), str(bind.dst)]
     args += ["--dir", SANDBOX_HOME, "--chdir", cwd, "--clearenv"]
     for key, value in {**BASE_ENV, **env}.items():
         args += ["--setenv", key, value]

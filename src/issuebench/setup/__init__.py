@@ -1,11 +1,12 @@
-"""Find how to install and test a Python repository at a commit: extract, iterate, validate.
+"""Find how to install and test a Python (or JavaScript) repository at a commit: extract, iterate, validate.
 
 `setup_repository(src, commit=..., date=...)` returns a SetupResult whose `spec` is an EnvSpec
 recipe; see docs/setup.md.
 """
 
+from issuebench.setup.any_language import setup_repository
 from issuebench.setup.fallback import fallback_spec, remember, remembered, remembered_spec
-from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult, setup_repository
+from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult
 from issuebench.setup.recipe_io import write_recipe
 from issuebench.setup.runner import FILE_BUDGET
 

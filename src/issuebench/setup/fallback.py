@@ -20,7 +20,7 @@ from typing import Any
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec, Task
-from issuebench.setup.loop import setup_repository
+from issuebench.setup.any_language import setup_repository
 
 NOTE = "setup fallback"
 

@@ -27,20 +27,19 @@ from packaging.markers import InvalidMarker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from issuebench.envs import (
+from issuebench.envs.dated_install import (
     HelperFailed,
-    date_args,
-    exempt_from_cutoff,
     local_install_targets,
     pep621_requirements,
     read_declared,
     split_listing,
-    uv_command,
     wanted_extras,
 )
+from issuebench.envs.dating import date_args, exempt_from_cutoff
+from issuebench.envs.interpreters import uv_command
 from issuebench.errors import IssuebenchError
-from issuebench.harness.workspace import changed_paths, git, reset_paths
 from issuebench.models import EnvSpec, stable_hash
+from issuebench.repos import changed_paths, git, reset_paths
 from issuebench.sandbox import Bind
 
 # The files a commit declares its requirements in; the same blob ids mean the same answer.

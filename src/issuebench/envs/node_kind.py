@@ -1,0 +1,245 @@
+"""The "node" kind: a Node of the task's era, its package manager, and the project's node_modules,
+built once per (recipe, lockfile) and shared read-only by every instance.
+
+A build (each step logged to <env>/build.log):
+1. Node and the package manager (node_tools: registry packages, the era's releases), with
+   `<env>/bin/{node,npm,npx,yarn,pnpm,...}` pointing at them, and `python3` at the spec's Python
+   (node-gyp and build scripts run it);
+2. the recipe's pre_install, then its install or, when it names none, the lockfile's own frozen
+   install (`npm ci`, `yarn --frozen-lockfile`, `pnpm --frozen-lockfile`), held to the task's date
+   where the lockfile leaves freedom (`npm --before`), in the sandbox with the network on and no
+   browser download (the system's Chromium is used instead);
+3. every node_modules folder the install made moved into `<env>/tree/`, at the same relative
+   path; each run binds them back read-only at the same place, with the network off.
+What else the install wrote in the tree (a `prepare` build) is carried to every workspace by the
+harness's overlay, as for the Python kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from issuebench import config
+from issuebench.envs import cache, system_deps
+from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_error_line
+from issuebench.envs.interpreters import find_python
+from issuebench.envs.kind_cache import build_once
+from issuebench.envs.kinds import RunPreparation, plain_preparation
+from issuebench.envs.node_tools import (
+    LOCKFILES,
+    NODE_PACKAGE,
+    choose_manager,
+    choose_node,
+    ensure_tool,
+    read_package_json,
+    registry_keeps_dates,
+    registry_versions,
+    tools_dir,
+)
+from issuebench.models import EnvSpec, stable_hash
+from issuebench.sandbox import Bind, Limits
+
+INSTALL_TIMEOUT = 3600.0
+TREE = "tree"
+CHROMIUM = "/usr/bin/chromium"
+# No install step may fetch a browser or a binary of its own: the machine reaches registries only.
+NO_DOWNLOADS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1",
+                "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1", "CYPRESS_INSTALL_BINARY": "0",
+                "ELECTRON_SKIP_BINARY_DOWNLOAD": "1", "npm_config_update_notifier": "false",
+                "npm_config_audit": "false", "npm_config_fund": "false"}
+_NETWORK_SETTINGS = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+                     "NODE_EXTRA_CA_CERTS", "npm_config_registry")
+_SKIP_DIRS = {".git", "node_modules"}
+
+
+@dataclass
+class NodeEnv:
+    path: Path
+    spec: EnvSpec
+    env_hash: str
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def node_version(self) -> str:
+        return str(self.manifest.get("node", ""))
+
+    def binds(self) -> list[Bind]:
+        binds = [Bind(self.path)]
+        binds += [Bind(Path(p)) for p in self.manifest.get("tools", [])]
+        for rel in self.manifest.get("node_modules", []):
+            binds.append(Bind(self.path / TREE / rel, dst=f"{config.TESTBED_PATH}/{rel}"))
+        return binds
+
+    def run_env(self) -> dict[str, str]:
+        env = {"PATH": f"{self.path / 'bin'}:/usr/local/bin:/usr/bin:/bin",
+               # The run has no network: npm answers from what is installed, never waits on a registry.
+               "npm_config_offline": "true", "npm_config_cache": "/tmp/npm-cache", **NO_DOWNLOADS}
+        env.update(browser_env(self.path / "bin" / "chromium"))
+        env.update(self.spec.env_vars)
+        return env
+
+
+def browser_env(wrapper: Path) -> dict[str, str]:
+    """The system's Chromium for karma and puppeteer, when it is installed (through the env's
+    wrapper: the run is root in its own namespace, where Chromium's own sandbox cannot start; the
+    bubblewrap sandbox around the run stands in for it, as the reference's non-root user did)."""
+    if not Path(CHROMIUM).exists():
+        return {}
+    return {"CHROME_BIN": str(wrapper), "PUPPETEER_EXECUTABLE_PATH": str(wrapper)}
+
+
+def lockfile_key(workspace: Path) -> dict[str, str]:
+    """What the install depends on in the tree: the lockfile(s) or, without one, package.json."""
+    present = [name for name in (*LOCKFILES, ".yarnrc.yml", ".npmrc", ".nvmrc") if (workspace / name).is_file()]
+    if not any(name in LOCKFILES for name in present):
+        present.append("package.json")
+    return {name: hashlib.sha256((workspace / name).read_bytes()).hexdigest()
+            for name in present if (workspace / name).is_file()}
+
+
+class NodeKind:
+    name = "node"
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    def env_hash(self, spec: EnvSpec, workspace: Path) -> str:
+        return stable_hash([spec.env_hash(), lockfile_key(workspace)])[:16]
+
+    def ensure(self, spec: EnvSpec, workspace: Path) -> NodeEnv:
+        env_hash = self.env_hash(spec, workspace)
+        absent = system_deps.missing_packages(spec.system_packages)
+        if absent and cache.read_manifest(self.host.root, env_hash) is None:
+            raise EnvBuildError(env_hash, f"the recipe needs Debian packages that are not installed: {', '.join(absent)}",
+                                hint=f"run `issuebench envs system-deps` as root ({system_deps.install_command(absent)})")
+
+        def load(manifest: dict[str, Any]) -> NodeEnv:
+            return NodeEnv(cache.env_path(self.host.root, env_hash), spec, env_hash, manifest)
+
+        return build_once(self.host, env_hash, spec.model_dump(mode="json"), load,
+                          lambda path, log: self._build(spec, env_hash, path, Path(workspace), log))
+
+    def prepare_run(self, env: Any, workspace: Path) -> RunPreparation:
+        return plain_preparation(env)
+
+    # -- the build ----------------------------------------------------------------------------
+
+    def _build(self, spec: EnvSpec, env_hash: str, path: Path, workspace: Path, log: BuildLog) -> dict[str, Any]:
+        root, offline = self.host.root, self.host.offline
+        versions = registry_versions(NODE_PACKAGE, root, offline=offline)
+        node_version, why_node = choose_node(spec.node, workspace, spec.exclude_newer, versions)
+        manager, manager_version, why_manager = choose_manager(spec.package_manager, workspace, node_version)
+        log.note(f"# builds on Node {node_version} ({why_node}) and {manager} {manager_version} ({why_manager})")
+        node = ensure_tool(root, NODE_PACKAGE, node_version, offline=offline)
+        tools = [node, ensure_tool(root, manager, manager_version, offline=offline)]
+        if manager != "npm":   # npm itself is wanted by scripts that call it beside yarn or pnpm
+            tools.append(ensure_tool(root, "npm", choose_manager(None, Path("/nonexistent"), node_version)[1],
+                                     offline=offline))
+        _write_bins(path / "bin", node.path / "bin" / "node", tools[1:])
+        # node-gyp and build scripts run the spec's Python (node-gyp 5 needs one before 3.11).
+        python = find_python(spec.python, "nearest")
+        for name in ("python", "python3"):
+            (path / "bin" / name).symlink_to(python.path)
+        tool_dirs = [str(t.path.parent) for t in tools] + ([str(python.prefix)] if python.prefix else [])
+        env = NodeEnv(path, spec, env_hash, {"tools": tool_dirs})
+        commands = [*spec.pre_install, *(spec.install or default_install(manager, workspace))]
+        before = {rel for rel in node_modules_dirs(workspace)}
+        self._install(env, commands, workspace, log, node.path)
+        made = [rel for rel in node_modules_dirs(workspace) if rel not in before]
+        for rel in made:
+            target = path / TREE / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(workspace / rel), str(target))
+        log.write(f"# node_modules kept in the environment: {', '.join(made) or 'none'}")
+        return {"kind": "node", "node": node_version, "package_manager": f"{manager}@{manager_version}",
+                "python": python.version, "tools": tool_dirs, "node_modules": made,
+                "lockfile": lockfile_key(workspace), "installed": _top_level(path / TREE)}
+
+    def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog, node_home: Path) -> None:
+        run_env = {k: v for k, v in env.run_env().items() if k != "npm_config_offline"}
+        # Install hooks that write the repository's git config (husky, npm-merge-driver-install)
+        # stand down in CI; the workspace's .git is read-only in the sandbox.
+        run_env["CI"] = "true"
+        run_env.update({k: v for k, v in os.environ.items() if k in _NETWORK_SETTINGS})
+        shared = tools_dir(self.host.root)
+        run_env.update({"npm_config_cache": str(shared / "npm-cache"), "YARN_CACHE_FOLDER": str(shared / "yarn-cache"),
+                        "npm_config_store_dir": str(shared / "pnpm-store"),
+                        # node-gyp builds native addons against the headers the Node package ships.
+                        "npm_config_nodedir": str(node_home), "npm_config_python": str(env.path / "bin" / "python3")})
+        if env.spec.exclude_newer and registry_keeps_dates(self.host.root, offline=self.host.offline):
+            # npm holds what the lockfile leaves free to releases before the task's date.
+            run_env["npm_config_before"] = env.spec.exclude_newer
+        elif env.spec.exclude_newer:
+            log.note("# cutoff: the registry's publish times are not the original ones, so `npm --before` "
+                     "would refuse every release: what the lockfile leaves free installs as of today")
+        for name in ("npm-cache", "yarn-cache", "pnpm-store"):
+            (shared / name).mkdir(exist_ok=True)
+        binds = [Bind(env.path, writable=True), *[Bind(Path(p)) for p in env.manifest["tools"]],
+                 *[Bind(shared / n, writable=True) for n in ("npm-cache", "yarn-cache", "pnpm-store")]]
+        limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
+        for command in commands:
+            alternatives = command.split(" || ")
+            log.write(f"$ (sandbox, network={not self.host.offline}) {command}")
+            result = self.host.sandbox.run(["bash", "-c", command], workspace=workspace, binds=binds, env=run_env,
+                                           limits=limits, network=not self.host.offline, cwd=config.TESTBED_PATH)
+            log.write(result.output)
+            if result.status != "ok" or result.returncode != 0:
+                detail = last_error_line(result.output) if result.output.strip() else result.reason
+                raise StepFailed(f"`{alternatives[-1]}` failed (status {result.status}, exit {result.returncode}): {detail}")
+
+
+def default_install(manager: str, workspace: Path) -> list[str]:
+    """The lockfile's frozen install; the plain one only when the lockfile does not match
+    package.json (said in the build log, as the reference would install anyway)."""
+    if manager == "pnpm":
+        return ["pnpm install --frozen-lockfile || pnpm install"]
+    if manager == "yarn":
+        if (workspace / ".yarnrc.yml").is_file():
+            return ["yarn install --immutable || yarn install"]
+        return ["yarn install --frozen-lockfile || yarn install"]
+    if (workspace / "package-lock.json").is_file() or (workspace / "npm-shrinkwrap.json").is_file():
+        return ["npm ci || npm install"]
+    return ["npm install"]
+
+
+def node_modules_dirs(workspace: Path) -> list[str]:
+    """Relative paths of the node_modules folders in the tree (not those inside another)."""
+    found: list[str] = []
+    for current, dirs, _files in os.walk(workspace):
+        if "node_modules" in dirs:
+            found.append(os.path.relpath(os.path.join(current, "node_modules"), workspace))
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+    return sorted(found)
+
+
+def _write_bins(bin_dir: Path, node: Path, tools: list[Any]) -> None:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    (bin_dir / "node").symlink_to(node)
+    chromium = bin_dir / "chromium"
+    chromium.write_text(f'#!/bin/sh\nexec {CHROMIUM} --no-sandbox --disable-dev-shm-usage "$@"\n')
+    chromium.chmod(0o755)
+    for tool in tools:
+        for program, script in tool.bins.items():
+            wrapper = bin_dir / program
+            if wrapper.exists():
+                continue
+            wrapper.write_text(f'#!/bin/sh\nexec "{node}" "{script}" "$@"\n')
+            wrapper.chmod(0o755)
+
+
+def _top_level(tree: Path) -> list[str]:
+    """name@version of each package in the top node_modules, for the manifest."""
+    out = []
+    top = tree / "node_modules"
+    if not top.is_dir():
+        return out
+    for pkg in sorted(top.glob("*/package.json")) + sorted(top.glob("@*/*/package.json")):
+        meta = read_package_json(pkg.parent)
+        if meta.get("name"):
+            out.append(f"{meta['name']}@{meta.get('version', '?')}")
+    return out

@@ -1,0 +1,37 @@
+"""The "python" kind: a uv venv per spec hash (builder.EnvBuilder's own build), and per run the
+commit's layer of missing requirements (instance_requirements) and numpy's common numerics
+(numerics). Behaviour is that of the harness before kinds existed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from issuebench.envs.instance_requirements import layer_for
+from issuebench.envs.kinds import RunPreparation
+from issuebench.envs.numerics import with_common_numerics
+from issuebench.models import EnvSpec
+
+
+class PythonKind:
+    name = "python"
+
+    def __init__(self, host: Any) -> None:
+        self.host = host
+
+    def ensure(self, spec: EnvSpec, workspace: Path) -> Any:
+        return self.host.ensure_python(spec, workspace)
+
+    def prepare_run(self, env: Any, workspace: Path) -> RunPreparation:
+        """The layer the commit needs (HelperFailed when what it declares cannot be read: the
+        caller fails the instance) and numpy's AVX-512 kernels off."""
+        prep = RunPreparation(binds=env.binds(), env=env.run_env())
+        layer, note = layer_for(env, workspace, self.host.sandbox, self.host)
+        if note:
+            prep.notes.append(note)
+        if layer is not None:
+            prep.binds, prep.env = [*prep.binds, *layer.binds()], layer.apply(prep.env)
+        prep.env, numerics = with_common_numerics(prep.env, env, workspace, self.host.sandbox)
+        if numerics:
+            prep.log.append(numerics)
+        return prep

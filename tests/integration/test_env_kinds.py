@@ -1,0 +1,98 @@
+"""Environment kinds on real small projects the tests build: a tiny npm project whose jasmine
+comes from the npm registry, run on a Node of its era; a tiny C project built with make by the
+row's own eval_script, graded through the harness; an unknown kind named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from issuebench.envs import EnvBuilder, UnknownKind
+from issuebench.harness import EvalOptions, build_context, run_tests
+from issuebench.models import EnvSpec, Task
+from issuebench.sandbox import get_sandbox
+from tests.gitrepo import commit_files, diff_between, init_repo
+
+SPEC = "describe('add', () => { it('adds', () => { expect(require('../add')(1, 2)).toBe(3); }); });\n"
+
+
+def _npm_project(path: Path) -> None:
+    init_repo(path, {
+        "package.json": json.dumps({"name": "tiny", "version": "1.0.0", "devDependencies": {"jasmine": "3.5.0"}}),
+        "add.js": "module.exports = (a, b) => a + b;\n",
+        "spec/support/jasmine.json": json.dumps({"spec_dir": "spec", "spec_files": ["*.spec.js"]}),
+        "spec/add.spec.js": SPEC,
+    }, date="2020-06-01T00:00:00Z")
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_node_kind_builds_once_from_the_registry_and_runs_offline(tmp_path):
+    repo = tmp_path / "tiny"
+    _npm_project(repo)
+    other = tmp_path / "other"   # a second instance's workspace, as pristine as the first
+    shutil.copytree(repo, other)
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    spec = EnvSpec(kind="node", node="12", exclude_newer="2020-06-01T00:00:00Z")
+    env = builder.ensure(spec, repo)
+    assert env.manifest["node"].startswith("12.") and env.manifest["package_manager"].startswith("npm@6.")
+    # node_modules moved into the environment: the workspace keeps none of its own.
+    assert env.manifest["node_modules"] == ["node_modules"] and not (repo / "node_modules").exists()
+    assert "jasmine@3.5.0" in env.manifest["installed"]
+    again = builder.ensure(spec, other)
+    assert again.env_hash == env.env_hash and again.manifest["built_at"] == env.manifest["built_at"]
+    prep = builder.prepare_run(again, other)
+    result = builder.sandbox.run(["bash", "-c", "node --version; ./node_modules/.bin/jasmine"], workspace=other,
+                                 binds=prep.binds, env=prep.env, network=False)
+    assert result.returncode == 0, result.output
+    assert f"v{env.manifest['node']}" in result.output and "1 spec, 0 failures" in result.output
+
+
+def test_an_unknown_kind_is_named_with_the_known_ones(tmp_path):
+    with pytest.raises(UnknownKind) as caught:
+        EnvBuilder(cache_dir=tmp_path).ensure(EnvSpec(kind="cobol"), tmp_path)
+    assert "cobol" in caught.value.message and "native, node, python" in (caught.value.hint or "")
+
+
+C_TEST = """#include <stdio.h>
+int add(int a, int b);
+int main(void) {
+    printf(add(2, 2) == 4 ? "[ok]: add two numbers (0 ms)\\n" : "[err]: add two numbers\\n");
+    printf("[ok]: always (0 ms)\\n");
+    return 0;
+}
+"""
+
+
+def _eval_script(base: str, test_patch: str) -> str:
+    return (f"#!/bin/bash\nset -uxo pipefail\ncd /testbed\ngit status\ngit checkout {base} test.c\n"
+            f"git apply -v - <<'EOF_1'\n{test_patch}EOF_1\nmake clean\nmake test_add\n"
+            ": '>>>>> Start Test Output'\n./test_add\n: '>>>>> End Test Output'\n"
+            f"git checkout {base} test.c\n")
+
+
+@pytest.mark.slow
+def test_native_kind_runs_the_rows_build_and_test_command_through_the_harness(tmp_path):
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("needs Debian's gcc and make (scripts/install-system.sh --test-tools)")
+    repo = tmp_path / "repos" / "tiny__calc"
+    base = init_repo(repo, {"Makefile": "test_add: add.c test.c\n\tgcc -o test_add add.c test.c\nclean:\n\trm -f test_add\n",
+                            "add.c": "int add(int a, int b) { return a - b; }\n",
+                            "test.c": C_TEST.replace('printf(add(2, 2)', '(void)add;\n    printf(0')})
+    fixed = commit_files(repo, {"add.c": "int add(int a, int b) { return a + b; }\n"}, "fix")
+    tested = commit_files(repo, {"test.c": C_TEST}, "test")
+    task = Task(instance_id="tiny__calc-1", repo="tiny/calc", base_commit=base, patch=diff_between(repo, base, fixed),
+                test_patch=diff_between(repo, fixed, tested), FAIL_TO_PASS=["add two numbers"],
+                PASS_TO_PASS=["always"], log_parser="parse_log_redis",
+                eval_script=_eval_script(base, diff_between(repo, fixed, tested)),
+                env=EnvSpec(kind="native", commands_from="row"))
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="native", repos_dir=tmp_path / "repos",
+                                    timeout=120))
+    gold = run_tests(task, task.patch, ctx)
+    assert gold.status_map == {"add two numbers": "PASSED", "always": "PASSED"}, gold.reason
+    assert gold.command == "./test_add" and "make test_add" in gold.script
+    broken = run_tests(task, None, ctx)
+    assert broken.status_map["add two numbers"] == "FAILED"

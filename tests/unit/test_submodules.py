@@ -1,0 +1,34 @@
+"""A submodule the snapshot lacks, filled from its own local clone at the commit the base records."""
+
+from __future__ import annotations
+
+from issuebench.harness.submodules import fill_submodules
+from tests.gitrepo import git, init_repo
+
+
+def test_the_submodule_folder_gets_the_recorded_commits_files(tmp_path):
+    lib = tmp_path / "repos" / "acme__lib"
+    old = init_repo(lib, {"lib.c": "int v(void) { return 1; }\n"})
+    (lib / "lib.c").write_text("int v(void) { return 2; }\n")
+    git(lib, "commit", "-qam", "newer")
+    app = tmp_path / "app"
+    base = init_repo(app, {"main.c": "int main(void) { return 0; }\n"})
+    git(app, "update-index", "--add", "--cacheinfo", f"160000,{old},vendor/lib")
+    git(app, "commit", "-qm", "vendor lib")
+    base = git(app, "rev-parse", "HEAD")
+    notes = fill_submodules({"vendor/lib": "acme/lib", "vendor/none": "acme/lib"}, app, base, tmp_path / "repos",
+                            allow_clone=False)
+    # The recorded commit's file, not the clone's newest.
+    assert (app / "vendor" / "lib" / "lib.c").read_text() == "int v(void) { return 1; }\n"
+    assert notes == [f"submodule vendor/lib filled from acme/lib at {old[:12]}",
+                     "submodule vendor/none: the base commit records none there"]
+
+
+def test_a_missing_clone_is_said(tmp_path):
+    app = tmp_path / "app"
+    init_repo(app, {"main.c": "\n"})
+    git(app, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    git(app, "commit", "-qm", "vendor lib")
+    notes = fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / "none",
+                            allow_clone=False)
+    assert notes[0].startswith("submodule vendor/lib not filled: no clone of acme/lib")
