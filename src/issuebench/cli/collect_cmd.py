@@ -9,8 +9,16 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issuebench.cli.common import check_folder, console, err_console, friendly_errors
+from issuebench.cli.common import (
+    check_folder,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+    pick_instances,
+)
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.errors import InputError
 from issuebench.models import Task
@@ -47,22 +55,21 @@ def collect_command(
     repo: str = typer.Argument(..., help="A local clone or a repository URL (cloned into the cache)."),
     since: str = typer.Option(None, "--since", help="Only commits after this date (git date syntax)."),
     until: str = typer.Option(None, "--until", help="Only commits before this date."),
-    max_tasks: int = typer.Option(None, "--max", help="Stop after this many candidate tasks (newest first)."),
+    max_tasks: int = option("--max-tasks", keep=("--max",), after="are found (newest first)."),
     commits: bool = typer.Option(False, "--commits", help="Also take plain commits, not only merged PRs."),
-    output: Path = typer.Option(Path("tasks.candidates.jsonl"), "--output", "-o", help="JSONL of candidate tasks."),
+    output: Path = option("--output", Path("tasks.candidates.jsonl"), after="JSONL of candidate tasks."),
     test_paths: list[str] = typer.Option(None, "--test-paths", help="Globs that mark test files (replace the "
                                          "default rules; repeat; '!glob' excludes)."),
-    name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
+    name: str = option("--name"),
     require_issue: bool = typer.Option(False, "--require-issue", help="Keep only PRs with a linked issue "
                                        "(needs GITHUB_TOKEN and the API)."),
     github_api: str = typer.Option(None, "--github-api", help="GitHub API base URL (default: "
                                    "$ISSUEBENCH_GITHUB_API or the public API)."),
-    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file of EnvSpec fields) "
-                                "for every task."),
+    recipe: Path = option("--recipe", after="It is every task's environment."),
     no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
-    setup_time_limit: float = typer.Option(None, "--setup-time-limit", min=10.0, help="Seconds one version "
-                                           "group's setup may take (default: setup's own limit)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    setup_time_limit: float = option("--setup-time-limit", None, after="of one version group (default: "
+                                     "setup's own limit).", min=10.0),
+    quiet: bool = option("--quiet"),
     keep_changelog: bool = typer.Option(False, "--keep-changelog", help="Keep changelogs, news fragments, "
                                         "authors lists and doc pages in the gold patch (the reference "
                                         "leaves them out)."),
@@ -109,24 +116,17 @@ def _progress(line: str) -> None:
 def validate_command(
     tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, any dataset, "
                                       "or 'demo'."),
-    repos: Path = typer.Option(None, "--repos-dir", "--repos", help="Folder of local clones: DIR/owner__name or "
-                               "DIR/owner/name."),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    instance_ids: list[str] = instance_ids_option(),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per side; a test must agree in all of them."),
-    output: Path = typer.Option(Path("tasks.jsonl"), "--output", "-o", help="Validated tasks (SWE-bench JSONL)."),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Tasks validated in parallel."),
-    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file) for rows without "
-                                "`env`."),
-    recipes: Path = typer.Option(None, "--recipes", help="A folder of environment recipes (TOML files, one per "
-                                 "repository)."),
-    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
-    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing, fails "
-                                        "to build, or cannot run the tests on the unpatched base, use the recipe "
-                                        "`issuebench setup` finds for its repository version (remembered; said "
-                                        "in the outputs, and a kept row carries it)."),
-    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
-                                             "the tasks' recipes need and this machine lacks (apt-get, as root) "
-                                             "before running; without it, validate stops and names them."),
+    output: Path = option("--output", Path("tasks.jsonl"), after="Validated tasks (SWE-bench JSONL)."),
+    workers: int = workers_option("Tasks validated"),
+    recipe: Path = option("--recipe", after="It is the environment of rows without `env`."),
+    recipes: Path = option("--recipes"),
+    timeout: float = option("--test-timeout", 1800.0, keep=("--timeout",), after="(default 1800)."),
+    no_sandbox: bool = option("--no-sandbox"),
+    setup_fallback: bool = option("--setup-fallback", after="A kept row carries the recipe."),
+    install_system_deps: bool = option("--install-system-deps"),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -137,9 +137,12 @@ def validate_command(
 
     if not tasks_file.exists() and str(tasks_file) != "demo":
         raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
-    check_folder("--repos-dir", repos)
+    check_folder("--repos", repos)
+    check_positive("--workers", workers, integer=True)
+    check_positive("--test-timeout", timeout)
+    workers = resolve_workers(workers)
     # Candidates have no test lists yet: finding them is what validation does.
-    tasks = load_tasks(str(tasks_file), require_tests=False)
+    tasks = pick_instances(load_tasks(str(tasks_file), require_tests=False), instance_ids)
     spec = load_recipe(recipe) if recipe else None
     with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
         runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,
@@ -199,8 +202,8 @@ def validate_command(
 def from_pypi_command(
     name: str = typer.Argument(..., help="Project name on the package index pip is configured for."),
     max_releases: int = typer.Option(None, "--max-releases", help="Only the newest N final releases."),
-    output: Path = typer.Option(None, "--output", "-o", help="Repository folder (default: the clone cache, "
-                                "where eval and validate find it)."),
+    output: Path = option("--output", None, after="Repository folder (default: the clone cache, where eval "
+                          "and validate find it)."),
 ) -> None:
     """Build a git history with one dated, tagged commit per release, from the project's sdists."""
     from issuebench.collect import build_pypi_history

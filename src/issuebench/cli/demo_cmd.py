@@ -12,6 +12,7 @@ from rich.table import Table
 
 from issuebench.cli.common import console, friendly_errors
 from issuebench.cli.eval_view import STATUS_MEANING, status_text, summary_line
+from issuebench.cli.options import option, workers_option
 from issuebench.models import InstanceReport, InstanceStatus
 
 
@@ -21,9 +22,9 @@ def register(app: typer.Typer) -> None:
 
 @friendly_errors
 def demo_command(
-    output: Path = typer.Option(Path("demo-run"), "--output", "-o", help="Where the demo's logs go."),
-    workers: int = typer.Option(None, "--workers", "-w", help="Instances in parallel."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run without bubblewrap."),
+    output: Path = option("--output", Path("demo-run"), after="Where the demo's logs go."),
+    workers: int = workers_option("Instances"),
+    no_sandbox: bool = option("--no-sandbox"),
 ) -> None:
     """Grade the gold patches and a mix of good and bad patches on the embedded demo dataset."""
     from issuebench.datasets import gold_predictions

@@ -9,7 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_positive, console, err_console, friendly_errors
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
 from issuebench.errors import IssuebenchError
 
@@ -20,23 +21,24 @@ def register(app: typer.Typer) -> None:
 
 @friendly_errors
 def infer_command(
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
-    output: Path = typer.Option(..., "--output", "-o", help="Run folder: preds.jsonl, prompts/ and text.jsonl go here."),
-    model: str = typer.Option(None, "--model", "-m", help="Model name at the endpoint, or replay:FILE."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    dataset: str = option("--dataset", ...),
+    output: Path = option("--output", ..., after="Run folder: preds.jsonl, prompts/ and text.jsonl go here."),
+    model: str = option("--model", None, after=", or replay:FILE."),
+    base_url: str = option("--base-url"),
     retrieval: str = typer.Option("bm25", "--retrieval", help="bm25 (over the repository at the base commit) or oracle (the files the gold patch edits)."),
     context_tokens: int = typer.Option(27_000, "--context-tokens", help="Token budget of the prompt (about 4 characters a token)."),
     prompt: str = typer.Option("patch", "--prompt", help="Prompt style: patch (the paper's) or fullfile."),
-    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Instances in parallel."),
-    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
-    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
+    instance_ids: list[str] = instance_ids_option(),
+    workers: int = workers_option("Instances"),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    split: str = option("--split"),
     write_text: bool = typer.Option(False, "--write-text", help="Also write OUTPUT/text.jsonl: the tasks with the prompt as `text`."),
     text_only: bool = typer.Option(False, "--text-only", help="Only build OUTPUT/text.jsonl; call no model."),
     no_readme: bool = typer.Option(False, "--no-readme", help="Leave the README out of the prompt."),
-    prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Ask again for instances already in preds.jsonl (their rows are replaced)."),
-    offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
+    prices: Path = option("--prices"),
+    no_resume: bool = option("--no-resume", after=": ask again for instances already in preds.jsonl (their "
+                             "rows are replaced)."),
+    offline: bool = option("--offline"),
 ) -> None:
     """Ask a model for one patch per task, from retrieved files; writes OUTPUT/preds.jsonl."""
     from issuebench.infer import STYLES, InferConfig, run_infer
@@ -48,6 +50,8 @@ def infer_command(
         raise IssuebenchError(f"unknown prompt style {prompt!r}", hint=f"use --prompt {' or '.join(STYLES)}")
     if model is None and not text_only:
         raise IssuebenchError("infer needs --model", hint="or --text-only to write the retrieval dataset alone")
+    check_positive("--workers", workers, integer=True)
+    workers = resolve_workers(workers)
     route_warnings()
     tasks, repos, _ = select_tasks(dataset, split, instance_ids, repos)
     llm = None if text_only else make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)

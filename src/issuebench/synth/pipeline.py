@@ -150,6 +150,8 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
     todo: list[Candidate] = []
     considered = 0
     for cand in order([c for g in generators for c in g.candidates(ctx)], run.opts.seed):
+        if run.opts.only is not None and not named(cand, run.opts.only):
+            continue
         if considered >= budget[0]:
             break
         considered += 1
@@ -167,6 +169,13 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
         todo.append(cand)
     budget[0] -= considered
     return todo
+
+
+def named(cand: Candidate, ids: frozenset[str]) -> bool:
+    """Whether --instance-ids names the candidate: by its id, or by the instance id it was kept as
+    (owner__name.commit.generator__id8, Run.keep)."""
+    tail = f".{cand.generator}__{cand.id[:8]}"
+    return cand.id in ids or any(i.endswith(tail) for i in ids)
 
 
 def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:

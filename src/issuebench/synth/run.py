@@ -44,6 +44,7 @@ class SynthOptions:
     no_sandbox: bool = False
     client: Any | None = None           # query(messages): model rewrite and issue wording
     executor: Any | None = None         # issuebench.executors: None/local validates in threads here
+    only: frozenset[str] | None = None  # --instance-ids: candidate ids, or the instance ids of kept tasks
     options: dict[str, Any] = field(default_factory=dict)
 
 
