@@ -15,6 +15,7 @@ from issuebench.cli.common import check_positive, console, err_console, friendly
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.tables import print_table
 from issuebench.errors import InputError, IssuebenchError
 
 ROLE_STYLE = {"system": "dim", "user": "cyan", "assistant": "green"}
@@ -87,7 +88,7 @@ def agent_command(
         result = run_agent(tasks, llm, ectx, output, config=config, total_cost_limit=total_cost_limit,
                            workers=workers, resume=not no_resume, on_result=on_result, executor=pool)
     if result.trajectories:
-        console.print(trajectories_table(result.trajectories))
+        print_table(console, trajectories_table(result.trajectories))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already done in {output} (resumed; --no-resume reruns them)")
     infra = [r for r in result.trajectories if r["exit_status"] in INFRA_STATUSES]

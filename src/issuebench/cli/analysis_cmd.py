@@ -12,6 +12,7 @@ import typer
 
 from issuebench.cli.common import check_folder, check_positive, console, friendly_errors, pick_instances
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.tables import print_table
 from issuebench.errors import InputError
 from issuebench.strength import run_test_strength, strength_json, strength_text
 
@@ -63,7 +64,7 @@ def report_cmd(
     report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
     if fmt == "table" and output is None:
         for table in to_rich_tables(report):
-            console.print(table)
+            print_table(console, table)
         for s in report.systems:
             for note in s.notes:
                 console.print(f"[yellow]note[/] {s.name}: {note}", highlight=False)

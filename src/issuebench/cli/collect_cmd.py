@@ -19,6 +19,7 @@ from issuebench.cli.common import (
 )
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.tables import print_table
 from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.errors import InputError
 from issuebench.models import Task
@@ -41,13 +42,13 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
             fh.write(json.dumps(row) + "\n")
 
 
-def print_table(table: PipelineTable, title: str) -> None:
+def print_funnel(table: PipelineTable, title: str) -> None:
     view = Table(title=title, show_header=True)
     view.add_column("stage")
     view.add_column("count", justify="right")
     for name, value in table.rows():
         view.add_row(name, value)
-    console.print(view)
+    print_table(console, view)
 
 
 @friendly_errors
@@ -95,7 +96,7 @@ def collect_command(
     with setups_path.open("w") as fh:
         for record in result.setups:
             fh.write(json.dumps(record) + "\n")
-    print_table(result.table, f"collect {result.repo_name}")
+    print_funnel(result.table, f"collect {result.repo_name}")
     for record in result.setups:
         verdict = "accepted" if record.get("accepted") else f"not accepted: {record.get('reason')}"
         console.print(f"setup of version {record.get('version')}: {verdict} ({record.get('tests_passed', 0)}/"
@@ -192,7 +193,7 @@ def validate_command(
                                  "dropped": v.dropped, "before": v.before, "after": v.after,
                                  "notes": v.notes}) + "\n")
     table.write(table_path_for(output))
-    print_table(table, "validate")
+    print_funnel(table, "validate")
     console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
                   f"per-run outcomes: {runs_path})")
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from issuebench.cli.common import console, friendly_errors
 from issuebench.cli.eval_view import STATUS_MEANING, status_text, summary_line
 from issuebench.cli.options import option, workers_option
+from issuebench.cli.tables import print_table
 from issuebench.models import InstanceReport, InstanceStatus
 
 
@@ -52,7 +53,7 @@ def demo_command(
     with console.status("grading a mix of correct, wrong, partial, empty and broken patches…"):
         mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers)
     expected = expected_mixed()
-    console.print(_mixed_table(mixed.reports, expected_mixed_details()))
+    print_table(console, _mixed_table(mixed.reports, expected_mixed_details()))
     console.print(f"[bold]demo-mixed[/]: {summary_line(mixed.reports)}")
     seen = {r.status for r in mixed.reports}
     console.print("\n[bold]What the statuses mean[/]")

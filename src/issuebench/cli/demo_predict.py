@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
+from issuebench.cli.tables import print_table
 from issuebench.harness import EvalContext
 from issuebench.models import InstanceStatus, Task
 
@@ -69,7 +70,7 @@ def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, 
         # Cost and steps as `report --predictions` reads them, beside the graded verdicts.
         system = report_from_paths(summaries, prediction_files=[preds_path]).systems[0] if summaries else None
         rows.append((mode, system, server.fault_log, time.monotonic() - started, folder))
-    console.print(_table(rows, len(chosen)))
+    print_table(console, _table(rows, len(chosen)))
     agent_dir = output / "predict" / "agent"
     console.print(f"Predictions: {output / 'predict'}/{{agent,infer}}/preds.jsonl — an agent's steps: "
                   f"[bold]issuebench agent show {chosen[0].instance_id} -o {agent_dir}[/]", highlight=False)

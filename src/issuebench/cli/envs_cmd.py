@@ -18,6 +18,7 @@ from issuebench.cli.common import (
     pick_instances,
 )
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.tables import print_table
 from issuebench.envs import (
     env_path,
     install_command,
@@ -69,7 +70,7 @@ def ls_cmd(cache_dir: Path | None = option("--cache-dir")) -> None:
         used = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_used)) if r.last_used else "-"
         table.add_row(r.env_hash, r.state, r.python or "-", r.exclude_newer or "-", _size(r.apparent_bytes), used,
                       r.reason[:80])
-    console.print(table)
+    print_table(console, table)
     console.print(f"{len(records)} environment(s)")
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from issuebench.cli.common import check_positive, console, err_console, friendly_errors
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.tables import print_table
 from issuebench.errors import IssuebenchError
 
 
@@ -63,7 +64,7 @@ def infer_command(
                            write_text=write_text or text_only,
                            on_result=lambda r: status.update(f"infer: {r['instance_id']} {r['status']}"))
     if result.records:
-        console.print(records_table(result.records, text_only=text_only))
+        print_table(console, records_table(result.records, text_only=text_only))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already in {output / 'preds.jsonl'} (resumed; --no-resume asks again)")
     cost = sum(r.get("cost") or 0.0 for r in result.records)

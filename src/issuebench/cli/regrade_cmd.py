@@ -9,6 +9,7 @@ import typer
 
 from issuebench.cli.common import console, err_console, friendly_errors
 from issuebench.cli.options import instance_ids_option, option
+from issuebench.cli.tables import print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -60,7 +61,7 @@ def regrade_command(
                           f"never finished) are not results and were left out: {', '.join(ids[:10])}"
                           + (", ..." if len(ids) > 10 else ""), highlight=False)
     if verbose:
-        console.print(results_table(reports, title="regrade"))
+        print_table(console, results_table(reports, title="regrade"))
     counts = Counter(r.status.value for r in reports)
     resolved = counts.get(InstanceStatus.RESOLVED.value, 0)
     console.print(f"regraded {len(reports)} log(s): [bold green]{resolved} resolved[/] "

@@ -10,6 +10,7 @@ from rich.table import Table
 from issuebench.cli.common import check_positive, console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.tables import print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -75,7 +76,7 @@ def synth_command(
         view.add_column(header, justify="right")
     for gen, counts in result.yield_table.items():
         view.add_row(gen, *(str(counts.get(c, 0)) for c in columns))
-    console.print(view)
+    print_table(console, view)
     console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}; "
                   f"eval with: issuebench eval --dataset {output / 'tasks.jsonl'} --repos {output / 'repos'} "
                   "--predictions gold", highlight=False)
