@@ -13,6 +13,7 @@ from rich.text import Text
 
 from issuebench.cli.common import check_positive, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
 from issuebench.cli.tables import print_table
@@ -71,6 +72,7 @@ def agent_command(
     route_warnings()
     if executor != "local":  # workers do not share our working directory: paths they read are absolute
         output, repos, recipes, prices = (p.resolve() if p else p for p in (output, repos, recipes, prices))
+    given_repos = repos  # the demo's are found by eval itself
     tasks, repos, demo = select_tasks(dataset, split, instance_ids, repos)
     llm = make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
     ectx = build_context(EvalOptions(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb,
@@ -98,8 +100,11 @@ def agent_command(
     if infra:
         err_console.print(f"[yellow]{len(infra)} instance(s) stopped by the infrastructure, not by the task "
                           "(no prediction written): rerun the same command to retry them[/]")
-    console.print(f"Predictions: {result.folder.preds_path} — next: "
-                  f"[bold]issuebench eval -d {dataset} -p {result.folder.preds_path}[/]")
+    console.print(f"Predictions: {result.folder.preds_path}", highlight=False, soft_wrap=True)
+    say_next(console, command("eval", options={
+        "--dataset": dataset, "--predictions": result.folder.preds_path, "--repos": given_repos,
+        "--recipes": recipes, "--split": split if split != "test" else None, "--offline": offline,
+        "--no-sandbox": no_sandbox, "--python-fallback": python_fallback if python_fallback != "error" else None}))
 
 
 def trajectories_table(records: list[dict]) -> Table:

@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 
 from issuebench.cli.common import check_folder, check_positive, console, friendly_errors, pick_instances
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.tables import print_table
 from issuebench.errors import InputError
@@ -228,10 +229,13 @@ def perturb_cmd(
             task = renamed
         out.append(task.model_dump(mode="json", exclude_none=True))
     write_jsonl(output, out)
-    console.print(f"wrote {len(out)} task(s) to {output}", highlight=False)
+    console.print(f"wrote {len(out)} task(s) to {output}", highlight=False, soft_wrap=True)
     if skipped:
         console.print(f"[yellow]{len(skipped)} task(s) had no symbol to rename and were left out:[/] "
                       + ", ".join(skipped[:20]), highlight=False)
+    if out:  # the copy is graded as the original was; gold shows it still holds
+        say_next(console, command("eval", options={"--dataset": output, "--predictions": "gold",
+                                                   "--repos": repos_dir if rename else None}))
 
 
 def register(app: typer.Typer) -> None:

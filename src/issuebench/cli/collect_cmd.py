@@ -18,12 +18,15 @@ from issuebench.cli.common import (
     pick_instances,
 )
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.tables import print_table
 from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
-from issuebench.errors import InputError
+from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import Task
+from issuebench.repos import find_repo
 
+DEFAULT_TEST_TIMEOUT = 1800.0
 repo_app = typer.Typer(help="Make repositories to mine tasks from.", no_args_is_help=True)
 
 
@@ -103,7 +106,29 @@ def collect_command(
                       f"{record.get('tests_run', 0)} passed, {record.get('tests_skipped', 0)} skipped, "
                       f"{record.get('modules_unimportable', 0)} modules unimportable)", highlight=False)
     console.print(f"{len(result.tasks)} candidate task(s) -> {output}"
-                  + (f" (setup per version: {setups_path})" if result.setups else ""))
+                  + (f" (setup per version: {setups_path})" if result.setups else ""), soft_wrap=True)
+    if result.tasks:
+        say_next(console, command("validate", output, options={"--repos": clones_folder(result.repo_dir,
+                                                                                       result.repo_name)}))
+
+
+def clones_folder(repo_dir: Path, name: str) -> Path | None:
+    """The --repos with which a later verb finds this clone as `name`: none when it finds it
+    without (the clone cache), else the folder holding it (DIR/owner__name, DIR/owner/name, DIR/name)."""
+    def found_in(folder: Path | None) -> bool:
+        try:
+            return find_repo(name, folder, allow_clone=False).resolve() == repo_dir.resolve()
+        except IssuebenchError:
+            return False
+
+    if found_in(None):
+        return None
+    for folder in (repo_dir.parent, repo_dir.parent.parent):
+        if found_in(folder):
+            return folder
+    err_console.print(f"note: later verbs find {name} in a folder of clones as DIR/{name.replace('/', '__')}; "
+                      f"{repo_dir} is not named so: link it there and pass --repos DIR", highlight=False)
+    return repo_dir.parent
 
 
 def _progress(line: str) -> None:
@@ -124,7 +149,7 @@ def validate_command(
     workers: int = workers_option("Tasks validated"),
     recipe: Path = option("--recipe", after="It is the environment of rows without `env`."),
     recipes: Path = option("--recipes"),
-    timeout: float = option("--test-timeout", 1800.0, keep=("--timeout",), after="(default 1800)."),
+    timeout: float = option("--test-timeout", DEFAULT_TEST_TIMEOUT, keep=("--timeout",), after="(default 1800)."),
     no_sandbox: bool = option("--no-sandbox"),
     setup_fallback: bool = option("--setup-fallback", after="A kept row carries the recipe."),
     install_system_deps: bool = option("--install-system-deps"),
@@ -195,7 +220,12 @@ def validate_command(
     table.write(table_path_for(output))
     print_funnel(table, "validate")
     console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
-                  f"per-run outcomes: {runs_path})")
+                  f"per-run outcomes: {runs_path})", soft_wrap=True)
+    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
+        say_next(console, command("eval", options={
+            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
+            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
+            "--setup-fallback": setup_fallback}))
 
 
 @repo_app.command("from-pypi")
@@ -211,5 +241,5 @@ def from_pypi_command(
 
     path = build_pypi_history(name, output, max_releases=max_releases,
                               progress=lambda line: console.print(f"  {line}", highlight=False))
-    console.print(f"repository: {path}")
-    console.print(f"next: issuebench collect {path} --commits")
+    console.print(f"repository: {path}", soft_wrap=True)
+    say_next(console, command("collect", path, options={"--commits": True}))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import typer
@@ -12,6 +10,7 @@ from rich.table import Table
 
 from issuebench.cli.common import console, friendly_errors
 from issuebench.cli.eval_view import STATUS_MEANING, status_text, summary_line
+from issuebench.cli.next_step import how_to_run
 from issuebench.cli.options import option, workers_option
 from issuebench.cli.tables import print_table
 from issuebench.models import InstanceReport, InstanceStatus
@@ -73,19 +72,6 @@ def demo_command(
                       highlight=False)
     if not predicted_ok or agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
         raise typer.Exit(1)
-
-
-def how_to_run(argv0: str | None = None, path: str | None = None) -> str:
-    """The command a user can type to run issuebench again: plain `issuebench` when it is on PATH
-    (as after activating the venv), else the script this process was started as (.venv/bin/issuebench)."""
-    script = Path(argv0 if argv0 is not None else sys.argv[0])
-    found = shutil.which("issuebench", path=path)
-    if script.name != "issuebench" or (found and Path(found).resolve() == script.resolve()):
-        return "issuebench"
-    try:
-        return str(script.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(script.resolve())
 
 
 def _mixed_table(reports: list[InstanceReport], details: dict[str, dict]) -> Table:

@@ -17,6 +17,7 @@ from issuebench.cli.common import (
     friendly_errors,
     pick_instances,
 )
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.tables import print_table
 from issuebench.envs import (
@@ -168,6 +169,10 @@ def build_cmd(
     console.print(f"{ok} built, {len(problems)} failed")
     if problems:
         raise typer.Exit(1)
+    say_next(console, command("eval", options={  # the gold patches, in the environments just built
+        "--dataset": dataset, "--predictions": "gold", "--instance-ids": instance_ids, "--repos": repos_dir,
+        "--recipes": recipes, "--python-fallback": python_fallback if python_fallback != "error" else None,
+        "--offline": offline}))
 
 
 @envs_app.command("import-swebench")

@@ -24,6 +24,7 @@ from issuebench.cli.common import (
 )
 from issuebench.cli.eval_view import print_result, status_text
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, workers_option
 from issuebench.datasets import load_predictions, load_tasks
 from issuebench.errors import InputError, MissingSystemPiece, OptionError
@@ -130,6 +131,7 @@ def eval_command(
             found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
             for line in lines(found, {m.model: len(m.reports) for m in result.models}):
                 console.print(line, highlight=False, markup=False)
+        say_next(console, command("report", *(m.summary_path for m in result.models)))
 
 
 def _by_signal(stop: BaseException) -> str:

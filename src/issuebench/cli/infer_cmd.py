@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from issuebench.cli.common import check_positive, console, err_console, friendly_errors
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
 from issuebench.cli.tables import print_table
@@ -54,6 +55,7 @@ def infer_command(
     check_positive("--workers", workers, integer=True)
     workers = resolve_workers(workers)
     route_warnings()
+    given_repos = repos  # the demo's are found by eval itself
     tasks, repos, _ = select_tasks(dataset, split, instance_ids, repos)
     llm = None if text_only else make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
     cfg = InferConfig(retrieval=retrieval, context_tokens=context_tokens, style=prompt, readme=not no_readme,
@@ -77,7 +79,10 @@ def infer_command(
         console.print(f"Retrieval dataset: {output / 'text.jsonl'}")
     if not text_only:
         preds = output / "preds.jsonl"
-        console.print(f"Predictions: {preds} — next: [bold]issuebench eval -d {dataset} -p {preds}[/]")
+        console.print(f"Predictions: {preds}", highlight=False, soft_wrap=True)
+        say_next(console, command("eval", options={
+            "--dataset": dataset, "--predictions": preds, "--repos": given_repos,
+            "--split": split if split != "test" else None, "--offline": offline}))
 
 
 def records_table(records: list[dict], *, text_only: bool = False) -> Table:

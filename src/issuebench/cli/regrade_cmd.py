@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option
 from issuebench.cli.tables import print_table
 
@@ -68,4 +69,6 @@ def regrade_command(
                   + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())
                               if status != InstanceStatus.RESOLVED.value))
     for path in result.summaries:
-        console.print(f"summary: {path}")
+        console.print(f"summary: {path}", highlight=False, soft_wrap=True)
+    if result.summaries:
+        say_next(console, command("report", *result.summaries))

@@ -10,6 +10,7 @@ import typer
 
 from issuebench.cli.common import check_choice, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import option
 from issuebench.errors import OptionError
 from issuebench.executors import run_one
@@ -63,8 +64,16 @@ def setup(
         print(json.dumps(result.summary()))
     else:
         _print_text(result, output)
+        if result.success and output is not None and _is_repository(src):  # what collect and synth take
+            say_next(console, command("collect", src, options={"--recipe": output}),
+                     command("synth", src, options={"--recipe": output, "--output": "synth-out"}))
     if not result.success:
         raise typer.Exit(1)
+
+
+def _is_repository(src: str) -> bool:
+    """A clone or a URL (collect and synth mine git history; an unpacked sdist has none)."""
+    return "://" in src or src.startswith("git@") or (Path(src) / ".git").exists() or (Path(src) / "HEAD").is_file()
 
 
 def endpoint_model(model: str | None, base_url: str | None) -> str | None:
@@ -108,4 +117,4 @@ def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped
     if result.suite_command:
         console.print(f"  suite: {result.suite_command}", highlight=False)
     if output is not None:
-        err_console.print(f"recipe written to {output}", highlight=False)
+        err_console.print(f"recipe written to {output}", highlight=False, soft_wrap=True)

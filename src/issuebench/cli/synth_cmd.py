@@ -9,6 +9,7 @@ from rich.table import Table
 
 from issuebench.cli.common import check_positive, console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.tables import print_table
 
@@ -77,6 +78,8 @@ def synth_command(
     for gen, counts in result.yield_table.items():
         view.add_row(gen, *(str(counts.get(c, 0)) for c in columns))
     print_table(console, view)
-    console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}; "
-                  f"eval with: issuebench eval --dataset {output / 'tasks.jsonl'} --repos {output / 'repos'} "
-                  "--predictions gold", highlight=False)
+    console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}",
+                  highlight=False, soft_wrap=True)
+    if result.kept:
+        say_next(console, command("eval", options={"--dataset": output / "tasks.jsonl", "--predictions": "gold",
+                                                   "--repos": output / "repos", "--no-sandbox": no_sandbox}))
