@@ -98,6 +98,9 @@ def compare_cmd(
 
     fmt = _check_format(fmt, ("table", "json", "md"))
     a, b = _one_system(run_a, "A"), _one_system(run_b, "B")
+    if not set(a.instances) & set(b.instances):  # a paired comparison over nothing says nothing
+        raise InputError(None, f"{run_a} and {run_b} share no task, so there is nothing to compare: pass two "
+                         "runs over the same dataset (the same instance ids)")
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
     result = compare_runs(a, b, n_boot=n_boot, seed=seed)

@@ -170,6 +170,10 @@ def _select(dataset: str, predictions: str, split: str, instance_ids: list[str] 
     if preds.unknown_ids:
         err_console.print(f"[yellow]warning:[/] {len(preds.unknown_ids)} prediction(s) name instances not in the "
                           f"dataset and were skipped: {', '.join(preds.unknown_ids[:10])}", highlight=False)
+    if preds.unnamed:  # said once, however many: the run's folder and summary are named "unknown"
+        err_console.print(f"[yellow]warning:[/] {len(preds.unnamed)} prediction(s) without model_name_or_path "
+                          f"({', '.join(preds.unnamed[:3])}{', ...' if len(preds.unnamed) > 3 else ''}) are graded "
+                          "as model 'unknown'", highlight=False)
     if preds.duplicates:
         err_console.print(f"[yellow]warning:[/] duplicate predictions, the last kept: {', '.join(preds.duplicates)}",
                           highlight=False)

@@ -188,7 +188,7 @@ def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
     stop = threading.Event()
 
     def one(cand: Candidate) -> None:
-        if stop.is_set():
+        if stop.is_set() or run.full():  # full: an earlier phase may have kept them all
             return
         try:
             row = run.decide(cand, p.cmap, p.base, p.timeout)
@@ -197,7 +197,7 @@ def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
                    "reason": f"{type(exc).__name__}: {exc}"[:300]}
             run.log.add(row)
         run.progress(f"{cand.generator} {cand.id}: {row['status']} ({row['seconds']:.1f}s)")
-        if run.opts.max_tasks is not None and run.kept_now >= run.opts.max_tasks:
+        if run.full():
             stop.set()
 
     with ThreadPoolExecutor(max_workers=max(1, run.opts.workers)) as pool:

@@ -89,8 +89,7 @@ def run_remote(executor: Executor, run: Run, todo: list[Candidate], p: Prepared)
     recorded, as the local pool's running ones are."""
     job = SynthJob(BenchOptions(run.source, run.commit, run.work_spec, tuple(run.test_args), run.opts.no_sandbox),
                    p.cmap, p.base, p.timeout, run.opts.scope)
-    max_tasks = run.opts.max_tasks
-    gate = Gate(todo, lambda: max_tasks is not None and run.kept_now >= max_tasks)
+    gate = Gate(todo, run.full)
     for index, outcome in executor.map_unordered(partial(check_record, job=job), gate):
         cand = todo[index]
         if isinstance(outcome, Failure):
