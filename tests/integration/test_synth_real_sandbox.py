@@ -136,6 +136,11 @@ def test_synth_keeps_exactly_max_tasks_and_takes_instance_ids(tmp_path: Path) ->
     rows = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert len(rows) == 2, res.output
     assert json.loads((out / "yield.json").read_text())["kept"] == 2
+    # Off a terminal (as here), a line for the baseline and one per candidate validated, as it ends.
+    assert "baseline: the suite under coverage" in res.output
+    for cand in map(json.loads, (out / "candidates.jsonl").read_text().splitlines()):
+        if cand["status"] not in ("syntax_error", "equivalent", "duplicate"):  # decided without a run
+            assert f"{cand['generator']} {cand['id']}: {cand['status']}" in res.output, cand
 
     [line] = [ln for ln in res.output.splitlines() if ln.startswith("next: ")]
     argv = shlex.split(line.removeprefix("next: "))

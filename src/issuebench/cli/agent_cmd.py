@@ -16,6 +16,7 @@ from issuebench.cli.executor_opts import executor_option, opened_executor, ray_a
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.errors import InputError, IssuebenchError
 
@@ -83,9 +84,9 @@ def agent_command(
     # With ray, -w is instances in flight (default 1, as locally); the model's key and endpoint
     # reach the workers as forwarded variables, never inside a record.
     with opened_executor(executor, ray_address, workers, forward_env=MODEL_ENV) as pool, \
-            console.status(f"agent: {len(tasks)} instance(s)…") as status:
+            item_progress(console, "agent", len(tasks)) as progress:
         def on_result(record: dict) -> None:
-            status.update(f"agent: {record['instance_id']} {record['exit_status']}")
+            progress.done(f"{record['instance_id']}: {record['exit_status']} ({record.get('steps', 0)} steps)")
 
         result = run_agent(tasks, llm, ectx, output, config=config, total_cost_limit=total_cost_limit,
                            workers=workers, resume=not no_resume, on_result=on_result, executor=pool)

@@ -10,9 +10,17 @@ from pathlib import Path
 
 import typer
 
-from issuebench.cli.common import check_folder, check_positive, console, friendly_errors, pick_instances
+from issuebench.cli.common import (
+    check_folder,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+    pick_instances,
+)
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.errors import InputError
 from issuebench.strength import run_test_strength, strength_json, strength_text
@@ -138,9 +146,11 @@ def audit_cmd(
     tasks = pick_instances(_load_dataset(dataset), instance_ids)
     if test_strength:
 
-        results = run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir,
-                                                    no_sandbox=no_sandbox, timeout=timeout, mutants=mutants,
-                                                    workers=resolve_workers(workers))
+        # Progress on stderr: stdout is the report (--format json may be piped on).
+        with item_progress(err_console, "test strength", len(tasks)) as progress:
+            results = run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir, no_sandbox=no_sandbox,
+                                        timeout=timeout, mutants=mutants, workers=resolve_workers(workers),
+                                        on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
         _emit(strength_json(results) if fmt == "json" else strength_text(results), output)
         return
     system = _one_system(run, "--run") if run is not None else None

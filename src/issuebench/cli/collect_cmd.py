@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from issuebench.cli.common import (
@@ -20,6 +21,7 @@ from issuebench.cli.common import (
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
 from issuebench.errors import InputError, IssuebenchError
@@ -182,15 +184,19 @@ def validate_command(
         # Said once, before any task runs, as eval does (each would otherwise fail its build alone).
         require_system_packages(prepared, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
 
-        def report(verdict) -> None:
-            mark = "[green]kept[/]" if verdict.kept else f"[yellow]{verdict.reason}[/]"
-            extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
-                if verdict.kept else (f": {verdict.detail[:160]}" if verdict.detail else "")
-            console.print(f"{verdict.task.instance_id}: {mark}{extra}", highlight=False)
-            for note in verdict.notes:
-                console.print(f"  {note}", highlight=False)
+        with opened_executor(executor, ray_address, workers) as pool, \
+                item_progress(console, "validate", len(prepared)) as progress:
+            def report(verdict) -> None:
+                # A line per task, on a terminal (above the bar) and off it, counted.
+                progress.advance(f"{verdict.task.instance_id}: {'kept' if verdict.kept else verdict.reason}")
+                mark = "[green]kept[/]" if verdict.kept else f"[yellow]{escape(verdict.reason)}[/]"
+                extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
+                    if verdict.kept else (f": {escape(verdict.detail[:160])}" if verdict.detail else "")
+                console.print(f"{escape(progress.counter())} {verdict.task.instance_id}: {mark}{extra}",
+                              highlight=False, soft_wrap=True)
+                for note in verdict.notes:
+                    console.print(f"  {escape(note)}", highlight=False)
 
-        with opened_executor(executor, ray_address, workers) as pool:
             result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
     table = result.table
     for task, why in unprepared:

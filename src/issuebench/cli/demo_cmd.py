@@ -12,6 +12,7 @@ from issuebench.cli.common import console, friendly_errors
 from issuebench.cli.eval_view import STATUS_MEANING, status_text, summary_line
 from issuebench.cli.next_step import how_to_run
 from issuebench.cli.options import option, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.models import InstanceReport, InstanceStatus
 
@@ -46,11 +47,14 @@ def demo_command(
     # The demo's projects run on any Python 3.8+: use the nearest installed one rather than stop.
     ctx = build_context(EvalOptions(output_dir=output, run_id="demo", repos_dir=demo_repos_dir(),
                                     no_sandbox=no_sandbox, timeout=300, python_fallback="nearest"))
-    with console.status("grading the gold patches (the real fixes)…"):
-        gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers)
+    with item_progress(console, "grading the gold patches (the real fixes)", len(tasks)) as progress:
+        gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers,
+                              on_result=lambda r: progress.done(f"gold {r.instance_id}: {r.status.value}"))
     console.print(f"[bold]1. Gold patches[/] (each task's own fix): {summary_line(gold.reports)}")
-    with console.status("grading a mix of correct, wrong, partial, empty and broken patches…"):
-        mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers)
+    with item_progress(console, "grading a mix of correct, wrong, partial, empty and broken patches",
+                       len(tasks)) as progress:
+        mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers,
+                               on_result=lambda r: progress.done(f"mixed {r.instance_id}: {r.status.value}"))
     expected = expected_mixed()
     print_table(console, _mixed_table(mixed.reports, expected_mixed_details()))
     console.print(f"[bold]demo-mixed[/]: {summary_line(mixed.reports)}")

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from issuebench.cli.common import (
@@ -19,6 +20,7 @@ from issuebench.cli.common import (
 )
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.envs import (
     env_path,
@@ -145,6 +147,8 @@ def build_cmd(
             continue
         jobs.setdefault(spec.env_hash(), (task, spec, source))
     console.print(f"{len(tasks)} task(s) need {len(jobs)} environment(s)")
+    for line in problems:  # said now: the builds may take minutes
+        err_console.print(f"[red]failed[/] {escape(line)}", highlight=False)
 
     def build_one(task, spec, source) -> str:
         # Built from the task's own base commit, exactly as the harness would build it.
@@ -156,16 +160,21 @@ def build_cmd(
             remove_workspace(ws)
 
     ok = 0
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with item_progress(console, "envs build", len(jobs)) as progress, \
+            ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {pool.submit(build_one, *job): h for h, job in jobs.items()}
-        for future in as_completed(futures):
+        for future in as_completed(futures):  # a line per environment as it is built or fails
             try:
-                console.print(f"[green]built[/] {future.result()}")
+                built = future.result()
                 ok += 1
+                progress.advance(f"built {built}")
+                console.print(f"{escape(progress.counter())} [green]built[/] {escape(built)}", highlight=False,
+                              soft_wrap=True)
             except IssuebenchError as exc:
                 problems.append(f"{futures[future]}: {exc.message}")
-    for line in problems:
-        err_console.print(f"[red]failed[/] {line}", highlight=False)
+                progress.advance(f"failed {futures[future]}")
+                err_console.print(f"{escape(progress.counter())} [red]failed[/] {escape(problems[-1])}",
+                                  highlight=False)
     console.print(f"{ok} built, {len(problems)} failed")
     if problems:
         raise typer.Exit(1)

@@ -26,6 +26,7 @@ from issuebench.cli.eval_view import print_result, status_text
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.datasets import load_predictions, load_tasks
 from issuebench.errors import InputError, MissingSystemPiece, OptionError
 from issuebench.models import InstanceReport, Prediction, Task
@@ -128,7 +129,10 @@ def eval_command(
         if wider_tests is not None:
             from issuebench.strength import after_eval, lines
 
-            found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
+            resolved = sum(r.status.value == "resolved" for m in result.models for r in m.reports)
+            with item_progress(console, f"wider tests ({wider_tests})", resolved) as progress:
+                found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1,  # type: ignore[arg-type]
+                                   on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
             for line in lines(found, {m.model: len(m.reports) for m in result.models}):
                 console.print(line, highlight=False, markup=False)
         say_next(console, command("report", *(m.summary_path for m in result.models)))

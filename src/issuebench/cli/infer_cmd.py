@@ -13,6 +13,7 @@ from issuebench.cli.common import check_positive, console, err_console, friendly
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.errors import IssuebenchError
 
@@ -61,10 +62,10 @@ def infer_command(
     cfg = InferConfig(retrieval=retrieval, context_tokens=context_tokens, style=prompt, readme=not no_readme,
                       repos_dir=repos, allow_clone=not offline)
     started = time.monotonic()
-    with console.status(f"infer: {len(tasks)} instance(s)…") as status:
+    with item_progress(console, "infer", len(tasks)) as progress:
         result = run_infer(tasks, llm, output, cfg, workers=workers, resume=not no_resume,
                            write_text=write_text or text_only,
-                           on_result=lambda r: status.update(f"infer: {r['instance_id']} {r['status']}"))
+                           on_result=lambda r: progress.done(f"{r['instance_id']}: {r['status']}"))
     if result.records:
         print_table(console, records_table(result.records, text_only=text_only))
     if result.skipped:

@@ -170,6 +170,7 @@ class Run:
             if data.get("commit") == self.commit:
                 cmap = coverage_map.CoverageMap.from_json(data["coverage"])
                 return cmap, Baseline(set(data["passed"]), data["suite_seconds"]), data["seconds"]
+        self.progress("baseline: the suite under coverage, then alone (once per commit; the candidates follow)")
         bench = self.bench()
         t0 = time.monotonic()
         cmap, mapped = coverage_map.map_tests(bench, timeout=self.opts.timeout or 3600)
