@@ -65,7 +65,10 @@ def _records_from_json_file(path: Path) -> Iterator[tuple[int | None, Any]]:
         else:
             raise InputError(path, "expected a JSON list or object at the top level")
         return
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()  # blank lines at the end are how editors and `echo >>` leave a file, not a broken row
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             raise InputError(path, "blank line", line=lineno,
                              hint="remove the blank line: each line must hold one JSON object")
@@ -220,6 +223,7 @@ class PredictionSet:
     predictions: list[Prediction]
     unknown_ids: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
+    unnamed: list[str] = field(default_factory=list)  # ids without model_name_or_path: graded as "unknown"
 
 
 def gold_predictions(tasks: Iterable[Task]) -> list[Prediction]:
@@ -253,6 +257,7 @@ def load_predictions(source: str | Path, tasks: Iterable[Task], *, allow_duplica
         raise InputError(path, f"unknown predictions file type '{path.suffix}'", hint="use .jsonl or .json")
     by_id: dict[str, Prediction] = {}
     duplicates: list[str] = []
+    unnamed: list[str] = []
     first_line: dict[str, int | None] = {}
     for lineno, record in _records_from_json_file(path):
         if not isinstance(record, dict):
@@ -276,9 +281,12 @@ def load_predictions(source: str | Path, tasks: Iterable[Task], *, allow_duplica
             duplicates.append(pred.instance_id)
         by_id[pred.instance_id] = pred
         first_line.setdefault(pred.instance_id, lineno)
+        if record.get("model_name_or_path") in (None, ""):
+            unnamed.append(pred.instance_id)
     known = {t.instance_id for t in tasks}
     unknown = [i for i in by_id if i not in known]
-    return PredictionSet([p for i, p in by_id.items() if i in known], unknown_ids=unknown, duplicates=duplicates)
+    return PredictionSet([p for i, p in by_id.items() if i in known], unknown_ids=unknown, duplicates=duplicates,
+                         unnamed=[i for i in dict.fromkeys(unnamed) if i in known])
 
 
 def write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:

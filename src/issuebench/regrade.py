@@ -32,7 +32,7 @@ row's `eval_type` goes to grading.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -279,10 +279,11 @@ def _carried_over(previous: InstanceReport | None) -> dict:
 def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = None, *,
             strict: bool = False, rule: str | None = None, run_id: str | None = None,
             model: str | None = None, recipes_dir: Path | None = None,
-            parser_name: str | None = None) -> RegradeResult:
+            parser_name: str | None = None, only: Collection[str] | None = None) -> RegradeResult:
     """Regrade every log under `logs_dir`; with `output_dir`, write reports and run summaries.
 
-    `parser_name` forces one parser for every log; `recipes_dir` is the eval run's `--recipes`.
+    `parser_name` forces one parser for every log; `recipes_dir` is the eval run's `--recipes`;
+    `only`: the instance ids to regrade (the other logs are left out).
     """
 
     if parser_name is not None:
@@ -300,6 +301,11 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
                               hint="write the regraded reports to another folder; the original run stays as it is")
     by_id = {task.instance_id: task for task in tasks}
     logs = find_logs(logs_dir, exclude=output_dir)
+    if only is not None and logs:
+        logs = [log for log in logs if log.instance_id in set(only)]
+        if not logs:
+            raise IssuebenchError(f"{logs_dir}: no log of any of the --instance-ids",
+                                  hint="check the ids against the instance folders under --logs")
     if not logs:
         raise IssuebenchError(f"{logs_dir}: no {TEST_OUTPUT_FILE} found in any folder below it",
                               hint="point --logs at a run folder (logs/run_evaluation/...) or a folder of instance folders")
@@ -328,7 +334,7 @@ def regrade(logs_dir: Path, tasks: Iterable[Task], output_dir: Path | None = Non
         for (group_run, group_model), reports in sorted(groups.items()):
             result.summaries.append(write_summary(
                 reports, run_id=group_run, model=group_model, output_dir=output_dir,
-                dataset_ids=list(by_id), submitted_ids=[r.instance_id for r in reports]))
+                dataset_ids=[i for i in by_id if only is None or i in only], submitted_ids=[r.instance_id for r in reports]))
     return result
 
 

@@ -92,3 +92,97 @@ def test_report_page_renders_cleanly(tmp_path: Path):
     assert console_lines(res.stderr) == []
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # a real picture, not a blank page
+
+
+# -- the layout rules, measured in the page at 1400 and at 800 px --------------------------------
+
+LONG_NAMES = ["20240609_moatless_gpt4o", "20240623_moatless_claude-3.5-sonnet",
+              "20240728_sweagent_gpt4o_with_a_rather_long_suffix_for_the_labels"]
+LONG_REPOS = ["scikit-learn__scikit-learn", "matplotlib__matplotlib", "pytest-dev__pytest", "sympy__sympy"]
+
+# Added to a copy of the page for the test only (the report itself holds no script): every SVG
+# label's box against its plot's edges, overlaps between name labels, sideways scrolling.
+MEASURE = """<script>
+(() => {
+  const out = {labels: [], overlaps: [], scrolls: []};
+  for (const svg of document.querySelectorAll('svg')) {
+    const edge = svg.getBoundingClientRect(), plot = svg.getAttribute('aria-label'), named = [];
+    for (const t of svg.querySelectorAll('text')) {
+      const b = t.getBoundingClientRect(), kind = t.getAttribute('class') || '';
+      const inside = b.left >= edge.left - 0.5 && b.top >= edge.top - 0.5 && b.right <= edge.right + 0.5
+                     && b.bottom <= edge.bottom + 0.5;
+      out.labels.push({plot, kind, text: t.textContent, inside});
+      if (kind) named.push([t.textContent, b]);
+    }
+    for (let i = 0; i < named.length; i++) for (let j = i + 1; j < named.length; j++) {
+      const [na, a] = named[i], [nb, b] = named[j];
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+        out.overlaps.push([plot, na, nb]);
+    }
+  }
+  for (const d of document.querySelectorAll('.scroll'))
+    out.scrolls.push({section: d.closest('section').querySelector('h2').textContent,
+                      sideways: d.scrollWidth > d.clientWidth + 1});
+  out.page = {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth};
+  const pre = document.createElement('pre');
+  pre.id = 'layout';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def write_long_runs(root: Path) -> tuple[Path, Path]:
+    """Three systems with long names that tie, four repositories, costs."""
+    preds = []
+    for s, name in enumerate(LONG_NAMES):
+        for n in range(12):
+            iid = f"{LONG_REPOS[n % 4]}-{1000 + n}"
+            d = root / "runs" / name / iid
+            d.mkdir(parents=True)
+            ok = (n + s) % 3 == 0
+            ts = {"FAIL_TO_PASS": {"success": ["t"] if ok else [], "failure": [] if ok else ["u"]},
+                  "PASS_TO_PASS": {"success": ["p"], "failure": [] if ok or n % 2 else ["q"]}}
+            (d / "report.json").write_text(json.dumps({iid: {"patch_is_None": False, "patch_exists": True,
+                                                             "patch_successfully_applied": True, "resolved": ok,
+                                                             "tests_status": ts}}))
+            preds.append({"instance_id": iid, "model_name_or_path": name, "model_patch": "x", "cost": 0.5 + s * 0.3})
+    p = root / "preds.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in preds))
+    return root / "runs", p
+
+
+def measure(tmp_path: Path, html: str, width: int) -> dict:
+    page = tmp_path / f"measured-{width}.html"
+    page.write_text(html.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    res = chromium(["--dump-dom", f"--window-size={width},900"], tmp_path, page.as_uri())
+    assert res.returncode == 0, res.stderr[-2000:]
+    found = re.search(r'<pre id="layout">(.*?)</pre>', res.stdout, re.S)
+    assert found, res.stdout[-2000:]
+    import html as html_module
+
+    return json.loads(html_module.unescape(found.group(1)))
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_report_layout_keeps_names_whole_and_in_view(tmp_path: Path, width: int):
+    runs, preds = write_long_runs(tmp_path)
+    html = report_html(report_from_paths([runs], prediction_files=[preds]))
+    assert "Highest rate" not in html and "All 3 systems tie at 33.3%" in html  # a tie is said as one
+    layout = measure(tmp_path, html, width)
+    outside = [(lab["plot"], lab["text"]) for lab in layout["labels"] if not lab["inside"]]
+    assert outside == []  # no label runs past its plot's edge (the first character lost)
+    assert layout["overlaps"] == []
+    heads = sorted(lab["text"] for lab in layout["labels"] if lab["kind"] == "col-head")
+    assert heads == sorted(LONG_NAMES)  # the heat map's column headers: every name whole
+    rows = {lab["plot"]: set() for lab in layout["labels"]}
+    for lab in layout["labels"]:
+        if lab["kind"] == "row-label":
+            rows[lab["plot"]].add(lab["text"])
+    assert rows["resolved rate per system with 95% intervals"] == set(LONG_NAMES)
+    assert rows["outcome categories per system"] == set(LONG_NAMES)
+    assert rows["resolved rate per repository and system"] == {r.replace("__", "/") for r in LONG_REPOS}
+    assert {lab["text"] for lab in layout["labels"] if lab["kind"] == "point-label"} == set(LONG_NAMES)
+    assert layout["page"]["scrollWidth"] <= layout["page"]["innerWidth"]  # the page never scrolls sideways
+    if width == 1400:  # wide enough for every table and plot, the outcome table among them
+        assert [s["section"] for s in layout["scrolls"] if s["sideways"]] == []

@@ -112,3 +112,51 @@ def test_synth_refuses_a_folder_that_is_not_a_repository(tmp_path: Path) -> None
                                    "--recipe", str(tmp_path / "missing.toml")])
     assert res.exit_code == 2
     assert "error:" in res.output and "Traceback" not in res.output
+
+
+def test_synth_keeps_exactly_max_tasks_and_takes_instance_ids(tmp_path: Path) -> None:
+    """--max-tasks N keeps N, not one more from a worker beside the last one or from the phase of
+    combinations after it; -i redoes the candidates it names; the printed eval grades the tasks."""
+    import shlex
+
+    src = tmp_path / "calc"
+    init_repo(src, {"calc/__init__.py": "", "calc/core.py": CORE, "calc/text.py": TEXT,
+                    "tests/test_core.py": TESTS_CORE, "tests/test_text.py": TESTS_TEXT},
+              date="2024-01-02T00:00:00Z")
+    recipe = tmp_path / "recipe.toml"
+    recipe.write_text(f'python = "{sys.version_info.major}.{sys.version_info.minor}"\n'
+                      'packages = ["pytest"]\nexclude_newer_source = "none"\n'
+                      'test_cmd = "python -m pytest -rA"\n')
+    cli = CliRunner()
+    out = tmp_path / "out"
+    common = ["--recipe", str(recipe), "--name", "acme/calc", "--generators", "op_flip,remove_return,const,combine",
+              "--seed", "1"]
+    res = cli.invoke(app, ["synth", str(src), "-o", str(out), *common, "--max-tasks", "2", "-w", "2"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert len(rows) == 2, res.output
+    assert json.loads((out / "yield.json").read_text())["kept"] == 2
+    # Off a terminal (as here), a line for the baseline and one per candidate validated, as it ends.
+    assert "baseline: the suite under coverage" in res.output
+    for cand in map(json.loads, (out / "candidates.jsonl").read_text().splitlines()):
+        if cand["status"] not in ("syntax_error", "equivalent", "duplicate"):  # decided without a run
+            assert f"{cand['generator']} {cand['id']}: {cand['status']}" in res.output, cand
+
+    [line] = [ln for ln in res.output.splitlines() if ln.startswith("next: ")]
+    argv = shlex.split(line.removeprefix("next: "))
+    graded = cli.invoke(app, [*argv[1:], "-o", str(tmp_path / "eval"), "--run-id", "gold"])
+    assert graded.exit_code == 0, graded.output
+    assert "2/2 resolved" in graded.output
+
+    # A rerun asking for more keeps up to the new number, counting what the folder holds.
+    more = cli.invoke(app, ["synth", str(src), "-o", str(out), *common, "--max-tasks", "3"])
+    assert more.exit_code == 0, more.output
+    assert len((out / "tasks.jsonl").read_text().splitlines()) == 3
+
+    # -i: only the named task's candidate is validated, into a fresh folder, as the same task.
+    wanted = rows[0]["instance_id"]
+    again = tmp_path / "again"
+    one = cli.invoke(app, ["synth", str(src), "-o", str(again), *common, "-i", wanted])
+    assert one.exit_code == 0, one.output
+    assert [json.loads(ln)["instance_id"] for ln in (again / "tasks.jsonl").read_text().splitlines()] == [wanted]
+    assert len((again / "candidates.jsonl").read_text().splitlines()) == 1

@@ -46,8 +46,10 @@ def test_missing_field_names_line_and_field(tmp_path):
 
 def test_blank_and_broken_lines(tmp_path):
     path = tmp_path / "d.jsonl"
-    path.write_text(json.dumps(ROW) + "\n\n")
-    with pytest.raises(InputError, match=r"d.jsonl:2: blank line"):
+    path.write_text(json.dumps(ROW) + "\n\n")  # a blank line at the end is how editors leave a file
+    assert [t.instance_id for t in load_tasks(path)] == [ROW["instance_id"]]
+    path.write_text(json.dumps(ROW) + "\n\n" + json.dumps({**ROW, "instance_id": "other__repo-2"}) + "\n")
+    with pytest.raises(InputError, match=r"d.jsonl:2: blank line"):  # between rows: a broken file
         load_tasks(path)
     path.write_text(json.dumps(ROW) + "\n{not json\n")
     with pytest.raises(InputError, match=r"d.jsonl:2: not valid JSON"):

@@ -11,9 +11,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_positive, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.errors import InputError, IssuebenchError
 
 ROLE_STYLE = {"system": "dim", "user": "cyan", "assistant": "green"}
@@ -30,26 +34,27 @@ def register(app: typer.Typer) -> None:
 @friendly_errors
 def agent_command(
     ctx: typer.Context,
-    dataset: str = typer.Option(None, "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
-    output: Path = typer.Option(None, "--output", "-o", help="Run folder: preds.jsonl and trajectories/ go here."),
-    model: str = typer.Option(None, "--model", "-m", help="Model name at the endpoint, or replay:FILE."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    dataset: str = option("--dataset", None),
+    output: Path = option("--output", None, after="Run folder: preds.jsonl and trajectories/ go here."),
+    model: str = option("--model", None, after=", or replay:FILE."),
+    base_url: str = option("--base-url"),
     step_limit: int = typer.Option(50, "--step-limit", help="Model calls per instance (0: no limit)."),
     cost_limit: float = typer.Option(3.0, "--cost-limit", help="Dollars per instance (0: no limit)."),
     total_cost_limit: float = typer.Option(0.0, "--total-cost-limit", help="Dollars for the run: no instance starts past it (0: no limit)."),
     wall_limit: float = typer.Option(None, "--wall-limit", help="Seconds per instance."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds one command may run."),
+    timeout: float = option("--command-timeout", keep=("--timeout",)),
     memory_mb: int = typer.Option(4096, "--memory-mb", help="Memory one command may use."),
-    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Instances in parallel."),
-    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
-    recipes: Path = typer.Option(None, "--recipes", help="A folder of your own environment recipes (TOML)."),
-    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
-    prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Run every instance again, even finished ones (their rows in preds.jsonl are replaced)."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run commands without bubblewrap (unsafe)."),
-    offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
-    python_fallback: str = typer.Option("error", "--python-fallback", help="'error' or 'nearest' installed Python."),
+    instance_ids: list[str] = instance_ids_option(),
+    workers: int = workers_option("Instances"),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    recipes: Path = option("--recipes"),
+    split: str = option("--split"),
+    prices: Path = option("--prices"),
+    no_resume: bool = option("--no-resume", after=": run every instance again, even finished ones (their rows "
+                             "in preds.jsonl are replaced)."),
+    no_sandbox: bool = option("--no-sandbox"),
+    offline: bool = option("--offline"),
+    python_fallback: str = option("--python-fallback"),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -63,9 +68,12 @@ def agent_command(
     from issuebench.harness import EvalOptions, build_context
     from issuebench.llm import DEFAULT_PRICES, make_model
 
+    check_positive("--workers", workers, integer=True)
+    workers = resolve_workers(workers)
     route_warnings()
     if executor != "local":  # workers do not share our working directory: paths they read are absolute
         output, repos, recipes, prices = (p.resolve() if p else p for p in (output, repos, recipes, prices))
+    given_repos = repos  # the demo's are found by eval itself
     tasks, repos, demo = select_tasks(dataset, split, instance_ids, repos)
     llm = make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
     ectx = build_context(EvalOptions(output_dir=output, run_id="agent", timeout=timeout, memory_mb=memory_mb,
@@ -76,14 +84,14 @@ def agent_command(
     # With ray, -w is instances in flight (default 1, as locally); the model's key and endpoint
     # reach the workers as forwarded variables, never inside a record.
     with opened_executor(executor, ray_address, workers, forward_env=MODEL_ENV) as pool, \
-            console.status(f"agent: {len(tasks)} instance(s)…") as status:
+            item_progress(console, "agent", len(tasks)) as progress:
         def on_result(record: dict) -> None:
-            status.update(f"agent: {record['instance_id']} {record['exit_status']}")
+            progress.done(f"{record['instance_id']}: {record['exit_status']} ({record.get('steps', 0)} steps)")
 
         result = run_agent(tasks, llm, ectx, output, config=config, total_cost_limit=total_cost_limit,
                            workers=workers, resume=not no_resume, on_result=on_result, executor=pool)
     if result.trajectories:
-        console.print(trajectories_table(result.trajectories))
+        print_table(console, trajectories_table(result.trajectories))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already done in {output} (resumed; --no-resume reruns them)")
     infra = [r for r in result.trajectories if r["exit_status"] in INFRA_STATUSES]
@@ -93,8 +101,11 @@ def agent_command(
     if infra:
         err_console.print(f"[yellow]{len(infra)} instance(s) stopped by the infrastructure, not by the task "
                           "(no prediction written): rerun the same command to retry them[/]")
-    console.print(f"Predictions: {result.folder.preds_path} — next: "
-                  f"[bold]issuebench eval -d {dataset} -p {result.folder.preds_path}[/]")
+    console.print(f"Predictions: {result.folder.preds_path}", highlight=False, soft_wrap=True)
+    say_next(console, command("eval", options={
+        "--dataset": dataset, "--predictions": result.folder.preds_path, "--repos": given_repos,
+        "--recipes": recipes, "--split": split if split != "test" else None, "--offline": offline,
+        "--no-sandbox": no_sandbox, "--python-fallback": python_fallback if python_fallback != "error" else None}))
 
 
 def trajectories_table(records: list[dict]) -> Table:
@@ -114,7 +125,7 @@ def trajectories_table(records: list[dict]) -> Table:
 @friendly_errors
 def show_command(
     instance_id: str = typer.Argument(..., help="The instance whose trajectory to show."),
-    output: Path = typer.Option(Path("."), "--output", "-o", help="The agent's run folder."),
+    output: Path = option("--output", Path("."), after="The agent's run folder."),
     full: bool = typer.Option(False, "--full", help="Show the system prompt too."),
 ) -> None:
     """Print one instance's trajectory: every message, then the patch."""

@@ -10,7 +10,18 @@ from pathlib import Path
 
 import typer
 
-from issuebench.cli.common import check_folder, console, friendly_errors
+from issuebench.cli.common import (
+    check_folder,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+    pick_instances,
+)
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.errors import InputError
 from issuebench.strength import run_test_strength, strength_json, strength_text
 
@@ -49,11 +60,11 @@ def _load_dataset(dataset: str | None):
 @friendly_errors
 def report_cmd(
     runs: list[Path] = typer.Argument(..., help="Run summaries, run folders or folders of instance folders."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table | json | md | csv | html"),
-    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
-    dataset: str | None = typer.Option(None, "--dataset", "-d", help="Tasks: rates are over this set."),
-    predictions: list[Path] = typer.Option(
-        [], "--predictions", "-p", help="Prediction files (e.g. an agent's DIR/preds.jsonl): cost, usage, steps."),
+    fmt: str = option("--format", after="table | json | md | csv | html"),
+    output: Path | None = option("--output", None, after=OUTPUT_HELP),
+    dataset: str | None = option("--dataset", None, after="Rates are over this set."),
+    predictions: list[Path] = option("--predictions", [], after=", one or more (e.g. an agent's "
+                                     "DIR/preds.jsonl): cost, usage, steps."),
 ) -> None:
     """Resolved rate with a 95% Wilson interval, statuses, outcome categories, per-repo rates, cost, agent steps."""
     from issuebench.analysis import render, report_from_paths, to_rich_tables
@@ -62,7 +73,7 @@ def report_cmd(
     report = report_from_paths(runs, tasks=_load_dataset(dataset), prediction_files=predictions)
     if fmt == "table" and output is None:
         for table in to_rich_tables(report):
-            console.print(table)
+            print_table(console, table)
         for s in report.systems:
             for note in s.notes:
                 console.print(f"[yellow]note[/] {s.name}: {note}", highlight=False)
@@ -85,16 +96,19 @@ def _one_system(path: Path, label: str):
 def compare_cmd(
     run_a: Path = typer.Argument(..., help="System A: a run summary or one system's run folder."),
     run_b: Path = typer.Argument(..., help="System B."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table | json | md"),
-    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
+    fmt: str = option("--format", after="table | json | md"),
+    output: Path | None = option("--output", None, after=OUTPUT_HELP),
     n_boot: int = typer.Option(10_000, "--bootstrap", help="Bootstrap resamples."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap (same seed, same interval)."),
+    seed: int = option("--seed", after="Seed of the bootstrap (same seed, same interval)."),
 ) -> None:
     """Paired difference over shared tasks: bootstrap interval, exact McNemar, tasks needed."""
     from issuebench.analysis import compare_runs, comparison_json, comparison_markdown, comparison_text
 
     fmt = _check_format(fmt, ("table", "json", "md"))
     a, b = _one_system(run_a, "A"), _one_system(run_b, "B")
+    if not set(a.instances) & set(b.instances):  # a paired comparison over nothing says nothing
+        raise InputError(None, f"{run_a} and {run_b} share no task, so there is nothing to compare: pass two "
+                         "runs over the same dataset (the same instance ids)")
     if a.name == b.name:
         a.name, b.name = f"A:{a.name}", f"B:{b.name}"
     result = compare_runs(a, b, n_boot=n_boot, seed=seed)
@@ -105,31 +119,38 @@ def compare_cmd(
 @friendly_errors
 def audit_cmd(
     dataset: str = typer.Argument(..., help="Tasks: .json, .jsonl, .parquet, a folder or a hub name."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
-    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
-    run: Path | None = typer.Option(None, "--run", help="A run: correlate each characteristic with success."),
+    fmt: str = option("--format", after="table | json"),
+    output: Path | None = option("--output", None, after=OUTPUT_HELP),
+    instance_ids: list[str] = instance_ids_option(),
+    run: Path | None = option("--run", after=": correlate each characteristic with success."),
     alternatives: Path | None = typer.Option(
         None, "--alternatives", help="Predictions holding known-valid alternative fixes: run them and list rejects."),
     output_dir: Path = typer.Option(Path("audit-output"), "--output-dir", help="Where --alternatives runs write."),
-    repos_dir: Path | None = typer.Option(None, "--repos-dir", "--repos", help="Local clones for --alternatives."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run --alternatives without bubblewrap."),
-    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds per instance for --alternatives."),
+    repos_dir: Path | None = option("--repos", None, keep=("--repos-dir",), after="For --alternatives and "
+                                    "--test-strength."),
+    no_sandbox: bool = option("--no-sandbox"),
+    timeout: float = option("--test-timeout", 1800.0, keep=("--timeout",), after=": the tests of one instance "
+                            "for --alternatives and --test-strength (default 1800)."),
     test_strength: bool = typer.Option(False, "--test-strength", help="Mutate the code the gold patch changed and "
                                        "report the share of mutants each task's own tests reject."),
     mutants: int = typer.Option(10, "--mutants", help="With --test-strength: at most this many mutants per task."),
-    workers: int = typer.Option(1, "--workers", "-w", help="With --test-strength: tasks in parallel."),
+    workers: int = workers_option("With --test-strength: tasks"),
 ) -> None:
     """Lite rules rule by rule, Verified-style checks, characteristics (and their link to success)."""
     from issuebench.analysis import audit_json, audit_tasks, audit_text
 
     fmt = _check_format(fmt, ("table", "json"))
-    check_folder("--repos-dir", repos_dir)
-    tasks = _load_dataset(dataset)
+    check_folder("--repos", repos_dir)
+    check_positive("--workers", workers, integer=True)
+    check_positive("--test-timeout", timeout)
+    tasks = pick_instances(_load_dataset(dataset), instance_ids)
     if test_strength:
 
-        results = run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir,
-                                                    no_sandbox=no_sandbox, timeout=timeout, mutants=mutants,
-                                                    workers=workers)
+        # Progress on stderr: stdout is the report (--format json may be piped on).
+        with item_progress(err_console, "test strength", len(tasks)) as progress:
+            results = run_test_strength(tasks, output_dir=output_dir, repos_dir=repos_dir, no_sandbox=no_sandbox,
+                                        timeout=timeout, mutants=mutants, workers=resolve_workers(workers),
+                                        on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
         _emit(strength_json(results) if fmt == "json" else strength_text(results), output)
         return
     system = _one_system(run, "--run") if run is not None else None
@@ -149,11 +170,11 @@ def audit_cmd(
 @friendly_errors
 def contamination_cmd(
     dataset: str = typer.Argument(..., help="Tasks (created_at is read for the date split)."),
-    run: Path | None = typer.Option(None, "--run", help="A run: compare its rate before and after --cutoff."),
+    run: Path | None = option("--run", after=": compare its rate before and after --cutoff."),
     cutoff: str | None = typer.Option(None, "--cutoff", help="ISO date, e.g. a model's training cutoff."),
     threshold: float = typer.Option(0.7, "--threshold", help="Jaccard similarity that counts as a near-duplicate."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
-    output: Path | None = typer.Option(None, "--output", "-o", help=OUTPUT_HELP),
+    fmt: str = option("--format", after="table | json"),
+    output: Path | None = option("--output", None, after=OUTPUT_HELP),
 ) -> None:
     """Probes for memorization: a date split with a one-sided test, and near-duplicate statements."""
     import json
@@ -190,11 +211,11 @@ def contamination_cmd(
 @friendly_errors
 def perturb_cmd(
     dataset: str = typer.Argument(..., help="Tasks to copy."),
-    output: Path = typer.Option(..., "--output", "-o", help="Where to write the perturbed .jsonl."),
+    output: Path = option("--output", ..., after="Where to write the perturbed .jsonl."),
     reword: bool = typer.Option(False, "--reword", help="Reword statements (code, examples untouched)."),
     rename: bool = typer.Option(False, "--rename", help="Rename one symbol through patches, tests, statement."),
-    repos_dir: Path | None = typer.Option(
-        None, "--repos-dir", "--repos", help="With --rename: rewrite these clones too (new commit, new base_commit)."),
+    repos_dir: Path | None = option("--repos", None, keep=("--repos-dir",), after="With --rename: rewrite these "
+                                    "clones too (new commit, new base_commit)."),
 ) -> None:
     """Write a perturbed copy of a dataset, to re-evaluate and compare with the original."""
     from issuebench.analysis import rename_task_and_repository, reword_task
@@ -202,7 +223,7 @@ def perturb_cmd(
 
     if not (reword or rename):
         raise InputError(None, "nothing to do", hint="pass --reword, --rename or both")
-    check_folder("--repos-dir", repos_dir)
+    check_folder("--repos", repos_dir)
     tasks = _load_dataset(dataset)
     out, skipped = [], []
     for task in tasks:
@@ -221,10 +242,13 @@ def perturb_cmd(
             task = renamed
         out.append(task.model_dump(mode="json", exclude_none=True))
     write_jsonl(output, out)
-    console.print(f"wrote {len(out)} task(s) to {output}", highlight=False)
+    console.print(f"wrote {len(out)} task(s) to {output}", highlight=False, soft_wrap=True)
     if skipped:
         console.print(f"[yellow]{len(skipped)} task(s) had no symbol to rename and were left out:[/] "
                       + ", ".join(skipped[:20]), highlight=False)
+    if out:  # the copy is graded as the original was; gold shows it still holds
+        say_next(console, command("eval", options={"--dataset": output, "--predictions": "gold",
+                                                   "--repos": repos_dir if rename else None}))
 
 
 def register(app: typer.Typer) -> None:

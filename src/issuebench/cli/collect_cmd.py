@@ -7,14 +7,28 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from issuebench.cli.common import check_folder, console, err_console, friendly_errors
+from issuebench.cli.common import (
+    check_folder,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+    pick_instances,
+)
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
-from issuebench.errors import InputError
+from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import Task
+from issuebench.repos import find_repo
 
+DEFAULT_TEST_TIMEOUT = 1800.0
 repo_app = typer.Typer(help="Make repositories to mine tasks from.", no_args_is_help=True)
 
 
@@ -33,13 +47,13 @@ def write_tasks(path: Path, tasks: list[Task]) -> None:
             fh.write(json.dumps(row) + "\n")
 
 
-def print_table(table: PipelineTable, title: str) -> None:
+def print_funnel(table: PipelineTable, title: str) -> None:
     view = Table(title=title, show_header=True)
     view.add_column("stage")
     view.add_column("count", justify="right")
     for name, value in table.rows():
         view.add_row(name, value)
-    console.print(view)
+    print_table(console, view)
 
 
 @friendly_errors
@@ -47,22 +61,21 @@ def collect_command(
     repo: str = typer.Argument(..., help="A local clone or a repository URL (cloned into the cache)."),
     since: str = typer.Option(None, "--since", help="Only commits after this date (git date syntax)."),
     until: str = typer.Option(None, "--until", help="Only commits before this date."),
-    max_tasks: int = typer.Option(None, "--max", help="Stop after this many candidate tasks (newest first)."),
+    max_tasks: int = option("--max-tasks", keep=("--max",), after="are found (newest first)."),
     commits: bool = typer.Option(False, "--commits", help="Also take plain commits, not only merged PRs."),
-    output: Path = typer.Option(Path("tasks.candidates.jsonl"), "--output", "-o", help="JSONL of candidate tasks."),
+    output: Path = option("--output", Path("tasks.candidates.jsonl"), after="JSONL of candidate tasks."),
     test_paths: list[str] = typer.Option(None, "--test-paths", help="Globs that mark test files (replace the "
                                          "default rules; repeat; '!glob' excludes)."),
-    name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
+    name: str = option("--name"),
     require_issue: bool = typer.Option(False, "--require-issue", help="Keep only PRs with a linked issue "
                                        "(needs GITHUB_TOKEN and the API)."),
     github_api: str = typer.Option(None, "--github-api", help="GitHub API base URL (default: "
                                    "$ISSUEBENCH_GITHUB_API or the public API)."),
-    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file of EnvSpec fields) "
-                                "for every task."),
+    recipe: Path = option("--recipe", after="It is every task's environment."),
     no_setup: bool = typer.Option(False, "--no-setup", help="Do not run issuebench setup per version group."),
-    setup_time_limit: float = typer.Option(None, "--setup-time-limit", min=10.0, help="Seconds one version "
-                                           "group's setup may take (default: setup's own limit)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    setup_time_limit: float = option("--setup-time-limit", None, after="of one version group (default: "
+                                     "setup's own limit).", min=10.0),
+    quiet: bool = option("--quiet"),
     keep_changelog: bool = typer.Option(False, "--keep-changelog", help="Keep changelogs, news fragments, "
                                         "authors lists and doc pages in the gold patch (the reference "
                                         "leaves them out)."),
@@ -88,14 +101,36 @@ def collect_command(
     with setups_path.open("w") as fh:
         for record in result.setups:
             fh.write(json.dumps(record) + "\n")
-    print_table(result.table, f"collect {result.repo_name}")
+    print_funnel(result.table, f"collect {result.repo_name}")
     for record in result.setups:
         verdict = "accepted" if record.get("accepted") else f"not accepted: {record.get('reason')}"
         console.print(f"setup of version {record.get('version')}: {verdict} ({record.get('tests_passed', 0)}/"
                       f"{record.get('tests_run', 0)} passed, {record.get('tests_skipped', 0)} skipped, "
                       f"{record.get('modules_unimportable', 0)} modules unimportable)", highlight=False)
     console.print(f"{len(result.tasks)} candidate task(s) -> {output}"
-                  + (f" (setup per version: {setups_path})" if result.setups else ""))
+                  + (f" (setup per version: {setups_path})" if result.setups else ""), soft_wrap=True)
+    if result.tasks:
+        say_next(console, command("validate", output, options={"--repos": clones_folder(result.repo_dir,
+                                                                                       result.repo_name)}))
+
+
+def clones_folder(repo_dir: Path, name: str) -> Path | None:
+    """The --repos with which a later verb finds this clone as `name`: none when it finds it
+    without (the clone cache), else the folder holding it (DIR/owner__name, DIR/owner/name, DIR/name)."""
+    def found_in(folder: Path | None) -> bool:
+        try:
+            return find_repo(name, folder, allow_clone=False).resolve() == repo_dir.resolve()
+        except IssuebenchError:
+            return False
+
+    if found_in(None):
+        return None
+    for folder in (repo_dir.parent, repo_dir.parent.parent):
+        if found_in(folder):
+            return folder
+    err_console.print(f"note: later verbs find {name} in a folder of clones as DIR/{name.replace('/', '__')}; "
+                      f"{repo_dir} is not named so: link it there and pass --repos DIR", highlight=False)
+    return repo_dir.parent
 
 
 def _progress(line: str) -> None:
@@ -109,24 +144,17 @@ def _progress(line: str) -> None:
 def validate_command(
     tasks_file: Path = typer.Argument(..., help="Candidate tasks (JSONL/JSON) from `collect`, any dataset, "
                                       "or 'demo'."),
-    repos: Path = typer.Option(None, "--repos-dir", "--repos", help="Folder of local clones: DIR/owner__name or "
-                               "DIR/owner/name."),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    instance_ids: list[str] = instance_ids_option(),
     repeats: int = typer.Option(3, "--repeats", min=1, help="Runs per side; a test must agree in all of them."),
-    output: Path = typer.Option(Path("tasks.jsonl"), "--output", "-o", help="Validated tasks (SWE-bench JSONL)."),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Tasks validated in parallel."),
-    recipe: Path = typer.Option(None, "--recipe", help="One environment recipe (a TOML file) for rows without "
-                                "`env`."),
-    recipes: Path = typer.Option(None, "--recipes", help="A folder of environment recipes (TOML files, one per "
-                                 "repository)."),
-    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds one test run may take."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
-    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing, fails "
-                                        "to build, or cannot run the tests on the unpatched base, use the recipe "
-                                        "`issuebench setup` finds for its repository version (remembered; said "
-                                        "in the outputs, and a kept row carries it)."),
-    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
-                                             "the tasks' recipes need and this machine lacks (apt-get, as root) "
-                                             "before running; without it, validate stops and names them."),
+    output: Path = option("--output", Path("tasks.jsonl"), after="Validated tasks (SWE-bench JSONL)."),
+    workers: int = workers_option("Tasks validated"),
+    recipe: Path = option("--recipe", after="It is the environment of rows without `env`."),
+    recipes: Path = option("--recipes"),
+    timeout: float = option("--test-timeout", DEFAULT_TEST_TIMEOUT, keep=("--timeout",), after="(default 1800)."),
+    no_sandbox: bool = option("--no-sandbox"),
+    setup_fallback: bool = option("--setup-fallback", after="A kept row carries the recipe."),
+    install_system_deps: bool = option("--install-system-deps"),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -137,9 +165,12 @@ def validate_command(
 
     if not tasks_file.exists() and str(tasks_file) != "demo":
         raise InputError(tasks_file, "no such file", hint="pass the output of `issuebench collect`, or 'demo'")
-    check_folder("--repos-dir", repos)
+    check_folder("--repos", repos)
+    check_positive("--workers", workers, integer=True)
+    check_positive("--test-timeout", timeout)
+    workers = resolve_workers(workers)
     # Candidates have no test lists yet: finding them is what validation does.
-    tasks = load_tasks(str(tasks_file), require_tests=False)
+    tasks = pick_instances(load_tasks(str(tasks_file), require_tests=False), instance_ids)
     spec = load_recipe(recipe) if recipe else None
     with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
         runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,
@@ -153,15 +184,19 @@ def validate_command(
         # Said once, before any task runs, as eval does (each would otherwise fail its build alone).
         require_system_packages(prepared, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
 
-        def report(verdict) -> None:
-            mark = "[green]kept[/]" if verdict.kept else f"[yellow]{verdict.reason}[/]"
-            extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
-                if verdict.kept else (f": {verdict.detail[:160]}" if verdict.detail else "")
-            console.print(f"{verdict.task.instance_id}: {mark}{extra}", highlight=False)
-            for note in verdict.notes:
-                console.print(f"  {note}", highlight=False)
+        with opened_executor(executor, ray_address, workers) as pool, \
+                item_progress(console, "validate", len(prepared)) as progress:
+            def report(verdict) -> None:
+                # A line per task, on a terminal (above the bar) and off it, counted.
+                progress.advance(f"{verdict.task.instance_id}: {'kept' if verdict.kept else verdict.reason}")
+                mark = "[green]kept[/]" if verdict.kept else f"[yellow]{escape(verdict.reason)}[/]"
+                extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
+                    if verdict.kept else (f": {escape(verdict.detail[:160])}" if verdict.detail else "")
+                console.print(f"{escape(progress.counter())} {verdict.task.instance_id}: {mark}{extra}",
+                              highlight=False, soft_wrap=True)
+                for note in verdict.notes:
+                    console.print(f"  {escape(note)}", highlight=False)
 
-        with opened_executor(executor, ray_address, workers) as pool:
             result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
     table = result.table
     for task, why in unprepared:
@@ -189,9 +224,14 @@ def validate_command(
                                  "dropped": v.dropped, "before": v.before, "after": v.after,
                                  "notes": v.notes}) + "\n")
     table.write(table_path_for(output))
-    print_table(table, "validate")
+    print_funnel(table, "validate")
     console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
-                  f"per-run outcomes: {runs_path})")
+                  f"per-run outcomes: {runs_path})", soft_wrap=True)
+    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
+        say_next(console, command("eval", options={
+            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
+            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
+            "--setup-fallback": setup_fallback}))
 
 
 @repo_app.command("from-pypi")
@@ -199,13 +239,13 @@ def validate_command(
 def from_pypi_command(
     name: str = typer.Argument(..., help="Project name on the package index pip is configured for."),
     max_releases: int = typer.Option(None, "--max-releases", help="Only the newest N final releases."),
-    output: Path = typer.Option(None, "--output", "-o", help="Repository folder (default: the clone cache, "
-                                "where eval and validate find it)."),
+    output: Path = option("--output", None, after="Repository folder (default: the clone cache, where eval "
+                          "and validate find it)."),
 ) -> None:
     """Build a git history with one dated, tagged commit per release, from the project's sdists."""
     from issuebench.collect import build_pypi_history
 
     path = build_pypi_history(name, output, max_releases=max_releases,
                               progress=lambda line: console.print(f"  {line}", highlight=False))
-    console.print(f"repository: {path}")
-    console.print(f"next: issuebench collect {path} --commits")
+    console.print(f"repository: {path}", soft_wrap=True)
+    say_next(console, command("collect", path, options={"--commits": True}))

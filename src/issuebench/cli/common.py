@@ -18,6 +18,7 @@ console = Console()
 err_console = Console(stderr=True, soft_wrap=True)  # ids and paths in messages stay whole
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 _typer_type_label = TyperOption.display_type_rich
 
@@ -94,6 +95,23 @@ def check_folder(option: str, path: Path | None, what: str = CLONES) -> None:
     else:
         return
     raise OptionError(option, f"{path} {problem}; pass {what}")
+
+
+def pick_instances(tasks: list[T], instance_ids: list[str] | None) -> list[T]:
+    """The tasks --instance-ids names (all without it); an id not in the dataset is said once, and
+    none left is an error before any work."""
+    if not instance_ids:
+        return tasks
+    known = {t.instance_id for t in tasks}  # type: ignore[attr-defined]
+    absent = [i for i in instance_ids if i not in known]
+    if absent:
+        err_console.print(f"[yellow]warning:[/] --instance-ids not in the dataset: {escape(', '.join(absent))}",
+                          highlight=False)
+    chosen = [t for t in tasks if t.instance_id in set(instance_ids)]  # type: ignore[attr-defined]
+    if not chosen:
+        raise OptionError("--instance-ids", "none of the ids given is in the dataset",
+                          hint="check the ids against the dataset's instance_id field")
+    return chosen
 
 
 def run_guarded(app: typer.Typer) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import typer
@@ -12,6 +10,10 @@ from rich.table import Table
 
 from issuebench.cli.common import console, friendly_errors
 from issuebench.cli.eval_view import STATUS_MEANING, status_text, summary_line
+from issuebench.cli.next_step import how_to_run
+from issuebench.cli.options import option, workers_option
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.models import InstanceReport, InstanceStatus
 
 
@@ -21,9 +23,9 @@ def register(app: typer.Typer) -> None:
 
 @friendly_errors
 def demo_command(
-    output: Path = typer.Option(Path("demo-run"), "--output", "-o", help="Where the demo's logs go."),
-    workers: int = typer.Option(None, "--workers", "-w", help="Instances in parallel."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run without bubblewrap."),
+    output: Path = option("--output", Path("demo-run"), after="Where the demo's logs go."),
+    workers: int = workers_option("Instances"),
+    no_sandbox: bool = option("--no-sandbox"),
 ) -> None:
     """Grade the gold patches and a mix of good and bad patches on the embedded demo dataset."""
     from issuebench.datasets import gold_predictions
@@ -45,13 +47,16 @@ def demo_command(
     # The demo's projects run on any Python 3.8+: use the nearest installed one rather than stop.
     ctx = build_context(EvalOptions(output_dir=output, run_id="demo", repos_dir=demo_repos_dir(),
                                     no_sandbox=no_sandbox, timeout=300, python_fallback="nearest"))
-    with console.status("grading the gold patches (the real fixes)…"):
-        gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers)
+    with item_progress(console, "grading the gold patches (the real fixes)", len(tasks)) as progress:
+        gold = run_evaluation(tasks, gold_predictions(tasks), ctx, workers=workers,
+                              on_result=lambda r: progress.done(f"gold {r.instance_id}: {r.status.value}"))
     console.print(f"[bold]1. Gold patches[/] (each task's own fix): {summary_line(gold.reports)}")
-    with console.status("grading a mix of correct, wrong, partial, empty and broken patches…"):
-        mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers)
+    with item_progress(console, "grading a mix of correct, wrong, partial, empty and broken patches",
+                       len(tasks)) as progress:
+        mixed = run_evaluation(tasks, demo_predictions("mixed"), ctx, workers=workers,
+                               on_result=lambda r: progress.done(f"mixed {r.instance_id}: {r.status.value}"))
     expected = expected_mixed()
-    console.print(_mixed_table(mixed.reports, expected_mixed_details()))
+    print_table(console, _mixed_table(mixed.reports, expected_mixed_details()))
     console.print(f"[bold]demo-mixed[/]: {summary_line(mixed.reports)}")
     seen = {r.status for r in mixed.reports}
     console.print("\n[bold]What the statuses mean[/]")
@@ -71,19 +76,6 @@ def demo_command(
                       highlight=False)
     if not predicted_ok or agree != len(mixed.reports) or any(r.status is not InstanceStatus.RESOLVED for r in gold.reports):
         raise typer.Exit(1)
-
-
-def how_to_run(argv0: str | None = None, path: str | None = None) -> str:
-    """The command a user can type to run issuebench again: plain `issuebench` when it is on PATH
-    (as after activating the venv), else the script this process was started as (.venv/bin/issuebench)."""
-    script = Path(argv0 if argv0 is not None else sys.argv[0])
-    found = shutil.which("issuebench", path=path)
-    if script.name != "issuebench" or (found and Path(found).resolve() == script.resolve()):
-        return "issuebench"
-    try:
-        return str(script.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(script.resolve())
 
 
 def _mixed_table(reports: list[InstanceReport], details: dict[str, dict]) -> Table:

@@ -8,14 +8,17 @@ patch), and injects a rate limit and a server error on the way; the real client 
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
+from issuebench.cli.progress import ItemProgress, item_progress
+from issuebench.cli.tables import print_table
 from issuebench.harness import EvalContext
-from issuebench.models import InstanceStatus, Task
+from issuebench.models import InstanceReport, InstanceStatus, Task
 
 if TYPE_CHECKING:
     from issuebench.analysis import SystemSummary
@@ -51,25 +54,28 @@ def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, 
         folder = output / "predict" / mode
         started = time.monotonic()
         server = LoopbackServer(ReplayModel(solve_script(chosen, mode=mode), name=name), faults=["429", "500"])
-        with server, console.status(f"{mode}: asking the replay model over loopback HTTP…"):
+        with server, item_progress(console, f"{mode}: asking the replay model over loopback HTTP",
+                                   len(chosen)) as progress:
             model = OpenAIModel(name, base_url=server.url, api_key="loopback", retry=retry)
+            said = partial(_predicted, progress, mode)
             if mode == "agent":
                 run_agent(chosen, model, ctx, folder, config=AgentConfig(step_limit=10, cost_limit=0.5,
                                                                            command_timeout=60),
-                          workers=workers or 2, resume=False)
+                          workers=workers or 2, resume=False, on_result=said)
             else:
                 run_infer(chosen, model, folder, InferConfig(repos_dir=ctx.repos_dir), workers=workers or 2,
-                          resume=False)
+                          resume=False, on_result=said)
         preds_path = folder / "preds.jsonl"
         preds = load_predictions(preds_path, chosen).predictions if preds_path.is_file() else []
-        with console.status(f"grading the {mode}'s patches…"):
-            graded = run_evaluation(chosen, preds, ctx, workers=workers)
+        with item_progress(console, f"grading the {mode}'s patches", len(preds)) as progress:
+            graded = run_evaluation(chosen, preds, ctx, workers=workers,
+                                    on_result=partial(_graded, progress, mode))
         ok = ok and len(preds) == len(chosen) and all(r.status is InstanceStatus.RESOLVED for r in graded.reports)
         summaries = [m.summary_path for m in graded.models]
         # Cost and steps as `report --predictions` reads them, beside the graded verdicts.
         system = report_from_paths(summaries, prediction_files=[preds_path]).systems[0] if summaries else None
         rows.append((mode, system, server.fault_log, time.monotonic() - started, folder))
-    console.print(_table(rows, len(chosen)))
+    print_table(console, _table(rows, len(chosen)))
     agent_dir = output / "predict" / "agent"
     console.print(f"Predictions: {output / 'predict'}/{{agent,infer}}/preds.jsonl — an agent's steps: "
                   f"[bold]issuebench agent show {chosen[0].instance_id} -o {agent_dir}[/]", highlight=False)
@@ -78,6 +84,14 @@ def predict_grade_report(console: Console, tasks: list[Task], ctx: EvalContext, 
         console.print(f"Steps and cost per task: [bold]issuebench report {agent.source} -p {agent_dir / 'preds.jsonl'} "
                       "-f md[/]", highlight=False)
     return ok
+
+
+def _predicted(progress: ItemProgress, mode: str, record: dict) -> None:
+    progress.done(f"{mode} {record['instance_id']}: {record.get('exit_status') or record['status']}")
+
+
+def _graded(progress: ItemProgress, mode: str, report: InstanceReport) -> None:
+    progress.done(f"{mode} graded {report.instance_id}: {report.status.value}")
 
 
 def _steps(system: SystemSummary | None) -> str:

@@ -7,9 +7,21 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from issuebench.cli.common import check_folder, console, err_console, friendly_errors
+from issuebench.cli.common import (
+    check_folder,
+    check_positive,
+    console,
+    err_console,
+    friendly_errors,
+    pick_instances,
+)
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.envs import (
     env_path,
     install_command,
@@ -52,7 +64,7 @@ def _root(cache_dir: Path | None) -> Path:
 
 @envs_app.command("ls")
 @friendly_errors
-def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
+def ls_cmd(cache_dir: Path | None = option("--cache-dir")) -> None:
     """List environments: hash, state, python, cutoff date, size, last used."""
 
     records = list_envs(_root(cache_dir))
@@ -61,13 +73,13 @@ def ls_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs
         used = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.last_used)) if r.last_used else "-"
         table.add_row(r.env_hash, r.state, r.python or "-", r.exclude_newer or "-", _size(r.apparent_bytes), used,
                       r.reason[:80])
-    console.print(table)
+    print_table(console, table)
     console.print(f"{len(records)} environment(s)")
 
 
 @envs_app.command("du")
 @friendly_errors
-def du_cmd(cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)")) -> None:
+def du_cmd(cache_dir: Path | None = option("--cache-dir")) -> None:
     """Disk used by all environments: real (hard links counted once) vs the sum of apparent sizes."""
 
     root = _root(cache_dir)
@@ -89,7 +101,7 @@ def prune_cmd(
     failed: bool = typer.Option(False, "--failed", help="remove failed and incomplete builds"),
     max_env_disk: str | None = typer.Option(None, "--max-env-disk",
                                             help="remove least recently used envs until real disk use fits, e.g. 20G"),
-    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="envs folder (default: the cache)"),
+    cache_dir: Path | None = option("--cache-dir"),
 ) -> None:
     """Remove environments (all, failed, or least recently used beyond a disk budget)."""
 
@@ -104,14 +116,14 @@ def prune_cmd(
 @friendly_errors
 def build_cmd(
     dataset: str = typer.Argument(..., help="tasks file/folder, a hub name, or `demo`"),
-    workers: int = typer.Option(2, "--workers", "-w", help="environments built at once"),
-    recipes: Path | None = typer.Option(None, "--recipes", help="folder of recipe TOML files (wins over packaged)"),
-    repos_dir: Path | None = typer.Option(None, "--repos-dir", help="local clones (owner__name)"),
-    instance_ids: list[str] | None = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
-    python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest"),
-    rebuild: bool = typer.Option(False, "--rebuild", help="rebuild even if built or recorded as failed"),
-    offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
-                                 "packages only from the local cache."),
+    workers: int = workers_option("Environments built"),
+    recipes: Path | None = option("--recipes", after="They win over the packaged ones."),
+    repos_dir: Path | None = option("--repos", None, keep=("--repos-dir",)),
+    instance_ids: list[str] | None = instance_ids_option(),
+    python_fallback: str = option("--python-fallback"),
+    rebuild: bool = option("--no-resume", keep=("--rebuild",), after=": build again even what is built or "
+                           "recorded as failed."),
+    offline: bool = option("--offline"),
 ) -> None:
     """Pre-build the environments a dataset needs, each once, several at a time."""
     from issuebench.datasets import load_tasks
@@ -119,10 +131,10 @@ def build_cmd(
     from issuebench.harness import create_workspace, ensure_env_with_overlay, remove_workspace
     from issuebench.repos import find_repo
 
-    check_folder("--repos-dir", repos_dir)
-    tasks = load_tasks(dataset, require_tests=False)  # building needs no test lists
-    if instance_ids:
-        tasks = [t for t in tasks if t.instance_id in set(instance_ids)]
+    check_folder("--repos", repos_dir)
+    check_positive("--workers", workers, integer=True)
+    workers = resolve_workers(workers)
+    tasks = pick_instances(load_tasks(dataset, require_tests=False), instance_ids)  # building needs no test lists
     builder = EnvBuilder(python_fallback=python_fallback, offline=offline, rebuild=rebuild)
     jobs: dict[str, tuple] = {}
     problems: list[str] = []
@@ -135,6 +147,8 @@ def build_cmd(
             continue
         jobs.setdefault(spec.env_hash(), (task, spec, source))
     console.print(f"{len(tasks)} task(s) need {len(jobs)} environment(s)")
+    for line in problems:  # said now: the builds may take minutes
+        err_console.print(f"[red]failed[/] {escape(line)}", highlight=False)
 
     def build_one(task, spec, source) -> str:
         # Built from the task's own base commit, exactly as the harness would build it.
@@ -146,27 +160,36 @@ def build_cmd(
             remove_workspace(ws)
 
     ok = 0
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    with item_progress(console, "envs build", len(jobs)) as progress, \
+            ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = {pool.submit(build_one, *job): h for h, job in jobs.items()}
-        for future in as_completed(futures):
+        for future in as_completed(futures):  # a line per environment as it is built or fails
             try:
-                console.print(f"[green]built[/] {future.result()}")
+                built = future.result()
                 ok += 1
+                progress.advance(f"built {built}")
+                console.print(f"{escape(progress.counter())} [green]built[/] {escape(built)}", highlight=False,
+                              soft_wrap=True)
             except IssuebenchError as exc:
                 problems.append(f"{futures[future]}: {exc.message}")
-    for line in problems:
-        err_console.print(f"[red]failed[/] {line}", highlight=False)
+                progress.advance(f"failed {futures[future]}")
+                err_console.print(f"{escape(progress.counter())} [red]failed[/] {escape(problems[-1])}",
+                                  highlight=False)
     console.print(f"{ok} built, {len(problems)} failed")
     if problems:
         raise typer.Exit(1)
+    say_next(console, command("eval", options={  # the gold patches, in the environments just built
+        "--dataset": dataset, "--predictions": "gold", "--instance-ids": instance_ids, "--repos": repos_dir,
+        "--recipes": recipes, "--python-fallback": python_fallback if python_fallback != "error" else None,
+        "--offline": offline}))
 
 
 @envs_app.command("import-swebench")
 @friendly_errors
 def import_cmd(
-    output: Path | None = typer.Option(None, "--output", "-o", help="folder for the recipes (default: the packaged ones)"),
-    source: Path | None = typer.Option(None, "--from", help="a swebench wheel, sdist or source folder"),
-    version: str = typer.Option("4.1.0", "--version", help="swebench release to download when --from is absent"),
+    output: Path | None = option("--output", None, after="Folder for the recipes (default: the packaged ones)."),
+    source: Path | None = typer.Option(None, "--from", help="A swebench wheel, sdist or source folder."),
+    version: str = option("--swebench-version", keep=("--version",)),
 ) -> None:
     """Write recipes from the reference harness's spec tables (one TOML per Python repository)."""
     from issuebench.envs import import_swebench
@@ -182,7 +205,7 @@ def import_cmd(
 @envs_app.command("system-deps")
 @friendly_errors
 def system_deps_cmd(
-    recipes: Path | None = typer.Option(None, "--recipes", help="a folder of recipes (default: the packaged ones)"),
+    recipes: Path | None = option("--recipes", after="Default: the packaged ones."),
     check: bool = typer.Option(False, "--check", help="only say what is missing; install nothing"),
 ) -> None:
     """Install the Debian packages the recipes name in `system_packages` (apt-get, as root)."""

@@ -24,6 +24,9 @@ from issuebench.cli.common import (
 )
 from issuebench.cli.eval_view import print_result, status_text
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, workers_option
+from issuebench.cli.progress import item_progress
 from issuebench.datasets import load_predictions, load_tasks
 from issuebench.errors import InputError, MissingSystemPiece, OptionError
 from issuebench.models import InstanceReport, Prediction, Task
@@ -39,32 +42,27 @@ def register(app: typer.Typer) -> None:
 
 @friendly_errors
 def eval_command(
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
-    predictions: str = typer.Option(..., "--predictions", "-p", help="Predictions .jsonl/.json, or 'gold'."),
-    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
-    run_id: str = typer.Option(None, "--run-id", help="Name of this run (default: a timestamp); "
-                               "rerunning an id resumes it."),
-    workers: int = typer.Option(None, "--workers", "-w", help="Instances in parallel (default: number of cores)."),
-    timeout: float = typer.Option(1800.0, "--timeout", help="Seconds the tests of one instance may run."),
-    repos: Path = typer.Option(None, "--repos-dir", "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
-    output: Path = typer.Option(Path("."), "--output", "-o", help="Folder where logs/ and the summary go."),
-    recipes: Path = typer.Option(None, "--recipes", help="A folder of your own environment recipes (TOML)."),
-    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
-    strict: bool = typer.Option(False, "--strict", help="Also count XFAIL/SKIPPED as FAIL_TO_PASS failures."),
+    dataset: str = option("--dataset", ...),
+    predictions: str = option("--predictions", ..., after=", or 'gold'."),
+    instance_ids: list[str] = instance_ids_option(),
+    run_id: str = option("--run-id", None, after="Name of this run (default: a timestamp); rerunning an id "
+                         "resumes it."),
+    workers: int = workers_option("Instances"),
+    timeout: float = option("--test-timeout", 1800.0, keep=("--timeout",),
+                            after=": the tests of one instance (default 1800)."),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    output: Path = option("--output", Path("."), after="Folder where logs/ and the summary go."),
+    recipes: Path = option("--recipes"),
+    split: str = option("--split"),
+    no_sandbox: bool = option("--no-sandbox"),
+    strict: bool = option("--strict"),
     allow_duplicates: bool = typer.Option(False, "--allow-duplicates", help="Keep the last of duplicate predictions."),
-    python_fallback: str = typer.Option("error", "--python-fallback", help="error | nearest: without the task's "
-                                        "Python, stop, or use the nearest installed one."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Ignore cached results and rerun everything."),
-    setup_fallback: bool = typer.Option(False, "--setup-fallback", help="When a task's recipe is missing, fails "
-                                        "to build, or cannot run the tests on the unpatched base, use the recipe "
-                                        "`issuebench setup` finds for its repository version (remembered; said "
-                                        "in the result)."),
-    offline: bool = typer.Option(False, "--offline", help="Use no network: clone no repository, install "
-                                 "packages only from the local cache."),
-    install_system_deps: bool = typer.Option(False, "--install-system-deps", help="Install the Debian packages "
-                                             "the selected tasks' recipes need and this machine lacks (apt-get, as "
-                                             "root) before running; without it, eval stops and names them."),
+    python_fallback: str = option("--python-fallback"),
+    no_resume: bool = option("--no-resume", keep=("--no-cache",), after=": ignore cached results and run every "
+                             "instance again."),
+    setup_fallback: bool = option("--setup-fallback"),
+    offline: bool = option("--offline"),
+    install_system_deps: bool = option("--install-system-deps"),
     backend: str = typer.Option("local", "--backend", help="local (uv + bubblewrap) | docker (reference images)."),
     wider_tests: str = typer.Option(None, "--wider-tests", help="covering | modules | suite: after the run, "
                                     "run each resolved prediction's other tests of the changed code under gold and "
@@ -88,8 +86,8 @@ def eval_command(
         check_choice("--wider-tests", wider_tests, ("covering", "modules", "suite"))
     check_choice("--python-fallback", python_fallback, ("error", "nearest"))
     check_positive("--workers", workers, integer=True)
-    check_positive("--timeout", timeout)
-    check_folder("--repos-dir", repos)
+    check_positive("--test-timeout", timeout)
+    check_folder("--repos", repos)
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     _check_outputs(run_id, output)
     tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
@@ -106,7 +104,7 @@ def eval_command(
     with run_locked(RunLayout(output, run_id)):
         options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
                               recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
-                              use_cache=not no_cache, python_fallback=python_fallback, backend=backend,
+                              use_cache=not no_resume, python_fallback=python_fallback, backend=backend,
                               setup_fallback=fallback_spec if setup_fallback else None)
         ctx = build_context(options)
         if getattr(ctx.sandbox, "name", "") == "none" and backend == "local":
@@ -131,9 +129,13 @@ def eval_command(
         if wider_tests is not None:
             from issuebench.strength import after_eval, lines
 
-            found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1)  # type: ignore[arg-type]
+            resolved = sum(r.status.value == "resolved" for m in result.models for r in m.reports)
+            with item_progress(console, f"wider tests ({wider_tests})", resolved) as progress:
+                found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1,  # type: ignore[arg-type]
+                                   on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
             for line in lines(found, {m.model: len(m.reports) for m in result.models}):
                 console.print(line, highlight=False, markup=False)
+        say_next(console, command("report", *(m.summary_path for m in result.models)))
 
 
 def _by_signal(stop: BaseException) -> str:
@@ -172,6 +174,10 @@ def _select(dataset: str, predictions: str, split: str, instance_ids: list[str] 
     if preds.unknown_ids:
         err_console.print(f"[yellow]warning:[/] {len(preds.unknown_ids)} prediction(s) name instances not in the "
                           f"dataset and were skipped: {', '.join(preds.unknown_ids[:10])}", highlight=False)
+    if preds.unnamed:  # said once, however many: the run's folder and summary are named "unknown"
+        err_console.print(f"[yellow]warning:[/] {len(preds.unnamed)} prediction(s) without model_name_or_path "
+                          f"({', '.join(preds.unnamed[:3])}{', ...' if len(preds.unnamed) > 3 else ''}) are graded "
+                          "as model 'unknown'", highlight=False)
     if preds.duplicates:
         err_console.print(f"[yellow]warning:[/] duplicate predictions, the last kept: {', '.join(preds.duplicates)}",
                           highlight=False)

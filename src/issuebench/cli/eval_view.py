@@ -6,6 +6,7 @@ from collections import Counter
 
 from rich.table import Table
 
+from issuebench.cli.tables import print_table
 from issuebench.harness import EvaluationResult
 from issuebench.models import InstanceReport, InstanceStatus
 
@@ -80,6 +81,6 @@ def summary_line(reports: list[InstanceReport]) -> str:
 
 def print_result(console, result: EvaluationResult) -> None:
     for model in result.models:
-        console.print(results_table(model.reports, title=f"{model.model} — run {result.run_id}"))
+        print_table(console, results_table(model.reports, title=f"{model.model} — run {result.run_id}"))
         console.print(f"[bold]{model.model}[/]: {summary_line(model.reports)}")
         console.print(f"summary: {model.summary_path}")

@@ -5,19 +5,16 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator, Sequence
 
-import typer
-
+from issuebench.cli.options import option
 from issuebench.executors import Executor, get_executor
 
 
 def executor_option() -> str:
-    return typer.Option("local", "--executor", help="'local' (a pool on this machine) or 'ray' (a Ray cluster; "
-                        "needs `pip install issuebench\\[ray]`).")
+    return option("--executor")
 
 
 def ray_address_option() -> str | None:
-    return typer.Option(None, "--ray-address", help="Ray head as host:port, or 'auto' (default with "
-                        "--executor ray: start a Ray instance on this machine for the run).")
+    return option("--ray-address")
 
 
 @contextlib.contextmanager

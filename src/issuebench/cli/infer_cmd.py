@@ -9,8 +9,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from issuebench.cli.common import console, err_console, friendly_errors
+from issuebench.cli.common import check_positive, console, err_console, friendly_errors
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
 from issuebench.cli.predict_common import route_warnings, select_tasks
+from issuebench.cli.progress import item_progress
+from issuebench.cli.tables import print_table
 from issuebench.errors import IssuebenchError
 
 
@@ -20,23 +24,24 @@ def register(app: typer.Typer) -> None:
 
 @friendly_errors
 def infer_command(
-    dataset: str = typer.Option(..., "--dataset", "-d", help="Tasks: .json/.jsonl/.parquet, a folder, 'demo', or a hub name."),
-    output: Path = typer.Option(..., "--output", "-o", help="Run folder: preds.jsonl, prompts/ and text.jsonl go here."),
-    model: str = typer.Option(None, "--model", "-m", help="Model name at the endpoint, or replay:FILE."),
-    base_url: str = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)."),
+    dataset: str = option("--dataset", ...),
+    output: Path = option("--output", ..., after="Run folder: preds.jsonl, prompts/ and text.jsonl go here."),
+    model: str = option("--model", None, after=", or replay:FILE."),
+    base_url: str = option("--base-url"),
     retrieval: str = typer.Option("bm25", "--retrieval", help="bm25 (over the repository at the base commit) or oracle (the files the gold patch edits)."),
     context_tokens: int = typer.Option(27_000, "--context-tokens", help="Token budget of the prompt (about 4 characters a token)."),
     prompt: str = typer.Option("patch", "--prompt", help="Prompt style: patch (the paper's) or fullfile."),
-    instance_ids: list[str] = typer.Option(None, "--instance-ids", "-i", help="Only these instances (one or more ids)."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Instances in parallel."),
-    repos: Path = typer.Option(None, "--repos", help="Folder of local clones: DIR/owner__name or DIR/owner/name."),
-    split: str = typer.Option("test", "--split", help="Split to load from a folder or hub dataset."),
+    instance_ids: list[str] = instance_ids_option(),
+    workers: int = workers_option("Instances"),
+    repos: Path = option("--repos", None, keep=("--repos-dir",)),
+    split: str = option("--split"),
     write_text: bool = typer.Option(False, "--write-text", help="Also write OUTPUT/text.jsonl: the tasks with the prompt as `text`."),
     text_only: bool = typer.Option(False, "--text-only", help="Only build OUTPUT/text.jsonl; call no model."),
     no_readme: bool = typer.Option(False, "--no-readme", help="Leave the README out of the prompt."),
-    prices: Path = typer.Option(None, "--prices", help="A price table (TOML) instead of the shipped one."),
-    no_resume: bool = typer.Option(False, "--no-resume", help="Ask again for instances already in preds.jsonl (their rows are replaced)."),
-    offline: bool = typer.Option(False, "--offline", help="Never clone repositories from the network."),
+    prices: Path = option("--prices"),
+    no_resume: bool = option("--no-resume", after=": ask again for instances already in preds.jsonl (their "
+                             "rows are replaced)."),
+    offline: bool = option("--offline"),
 ) -> None:
     """Ask a model for one patch per task, from retrieved files; writes OUTPUT/preds.jsonl."""
     from issuebench.infer import STYLES, InferConfig, run_infer
@@ -48,18 +53,21 @@ def infer_command(
         raise IssuebenchError(f"unknown prompt style {prompt!r}", hint=f"use --prompt {' or '.join(STYLES)}")
     if model is None and not text_only:
         raise IssuebenchError("infer needs --model", hint="or --text-only to write the retrieval dataset alone")
+    check_positive("--workers", workers, integer=True)
+    workers = resolve_workers(workers)
     route_warnings()
+    given_repos = repos  # the demo's are found by eval itself
     tasks, repos, _ = select_tasks(dataset, split, instance_ids, repos)
     llm = None if text_only else make_model(model, base_url=base_url, prices=prices or DEFAULT_PRICES)
     cfg = InferConfig(retrieval=retrieval, context_tokens=context_tokens, style=prompt, readme=not no_readme,
                       repos_dir=repos, allow_clone=not offline)
     started = time.monotonic()
-    with console.status(f"infer: {len(tasks)} instance(s)…") as status:
+    with item_progress(console, "infer", len(tasks)) as progress:
         result = run_infer(tasks, llm, output, cfg, workers=workers, resume=not no_resume,
                            write_text=write_text or text_only,
-                           on_result=lambda r: status.update(f"infer: {r['instance_id']} {r['status']}"))
+                           on_result=lambda r: progress.done(f"{r['instance_id']}: {r['status']}"))
     if result.records:
-        console.print(records_table(result.records, text_only=text_only))
+        print_table(console, records_table(result.records, text_only=text_only))
     if result.skipped:
         console.print(f"{len(result.skipped)} instance(s) already in {output / 'preds.jsonl'} (resumed; --no-resume asks again)")
     cost = sum(r.get("cost") or 0.0 for r in result.records)
@@ -72,7 +80,10 @@ def infer_command(
         console.print(f"Retrieval dataset: {output / 'text.jsonl'}")
     if not text_only:
         preds = output / "preds.jsonl"
-        console.print(f"Predictions: {preds} — next: [bold]issuebench eval -d {dataset} -p {preds}[/]")
+        console.print(f"Predictions: {preds}", highlight=False, soft_wrap=True)
+        say_next(console, command("eval", options={
+            "--dataset": dataset, "--predictions": preds, "--repos": given_repos,
+            "--split": split if split != "test" else None, "--offline": offline}))
 
 
 def records_table(records: list[dict], *, text_only: bool = False) -> Table:

@@ -30,6 +30,7 @@ _COMMAND_MODULES = [
     "agent_cmd",
     "infer_cmd",
     "synth_cmd",
+    "serve_cmd",
 ]
 
 for _name in _COMMAND_MODULES:

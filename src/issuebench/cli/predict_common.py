@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from issuebench.cli.common import check_folder, err_console
+from issuebench.cli.common import check_folder, err_console, pick_instances
 from issuebench.datasets import load_tasks
 from issuebench.models import Task
 
@@ -14,18 +14,12 @@ def select_tasks(dataset: str, split: str, instance_ids: list[str] | None,
                  repos: Path | None) -> tuple[list[Task], Path | None, bool]:
     """(tasks, repos folder, whether the demo's stand-in Python rule applies)."""
     check_folder("--repos", repos)
-    tasks = load_tasks(dataset, split=split)
+    tasks = pick_instances(load_tasks(dataset, split=split), instance_ids)
     demo = dataset == "demo"
     if demo:
         from issuebench.demo import demo_repos_dir
 
         repos = repos or demo_repos_dir()
-    if instance_ids:
-        wanted = set(instance_ids)
-        missing = sorted(wanted - {t.instance_id for t in tasks})
-        if missing:
-            err_console.print(f"[yellow]warning:[/] not in the dataset, skipped: {', '.join(missing)}")
-        tasks = [t for t in tasks if t.instance_id in wanted]
     return tasks, repos, demo
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import typer
 
 from issuebench.cli.common import check_choice, console, err_console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import option
+from issuebench.errors import OptionError
 from issuebench.executors import run_one
 from issuebench.setup import FILE_BUDGET, TEST_TIMEOUT, TIME_LIMIT
 
@@ -21,30 +25,24 @@ def register(app: typer.Typer) -> None:
 @friendly_errors
 def setup(
     src: str = typer.Argument(..., help="A git clone, a source folder (e.g. an unpacked sdist) or a git URL."),
-    commit: str | None = typer.Option(None, "--commit", help="Commit of the clone to set up (default HEAD)."),
-    date: str | None = typer.Option(None, "--date", help="Resolve packages as of this ISO date "
-                                    "(default: the commit's date; for a folder, its newest file)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the recipe here (.toml or .json)."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table (lines for a person) | json (one JSON object "
-                            "on stdout)."),
+    commit: str | None = option("--commit"),
+    date: str | None = option("--date", after="(default: the commit's date; for a folder, its newest file)."),
+    output: Path | None = option("--output", None, after="Write the recipe here (.toml or .json)."),
+    fmt: str = option("--format", after="table (lines for a person) | json (one JSON object on stdout)."),
     max_iterations: int = typer.Option(4, "--max-iterations", min=1, help="Builds to try at most."),
-    model: str | None = typer.Option(None, "--model", help="Optional OpenAI-compatible model as URL/NAME "
-                                     "(key from ISSUEBENCH_MODEL_API_KEY or OPENAI_API_KEY)."),
-    threshold: float = typer.Option(0.95, "--threshold", min=0.0, max=1.0,
-                                    help="Share of counted tests that must pass."),
-    no_memory: bool = typer.Option(False, "--no-memory", help="Neither use nor save remembered recipes."),
-    repo_name: str | None = typer.Option(None, "--repo", help="Repository name for the recipe memory "
-                                         "(default: origin remote owner/name, else the folder name)."),
-    test_timeout: float = typer.Option(TEST_TIMEOUT, "--test-timeout", min=10.0,
-                                       help="Seconds one test run of an attempt may take."),
-    file_timeout: float = typer.Option(FILE_BUDGET, "--file-timeout", min=0.0,
-                                       help="Seconds the tests of one file may take in a judging run (pytest); a "
-                                       "file cut for time is named and neither passes nor fails the environment "
-                                       "(0: no limit)."),
-    time_limit: float = typer.Option(TIME_LIMIT, "--time-limit", min=0.0,
-                                     help="Seconds after which no attempt starts and a running test run is cut "
-                                     "(0: no limit)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines on stderr."),
+    model: str | None = option("--model", after="(or URL/NAME in one; the key from ISSUEBENCH_MODEL_API_KEY "
+                               "or OPENAI_API_KEY). Optional: the rules need no model."),
+    base_url: str | None = option("--base-url"),
+    threshold: float = option("--pass-threshold", keep=("--threshold",), min=0.0, max=1.0),
+    no_memory: bool = option("--no-resume", keep=("--no-memory",), after=": neither use nor save "
+                             "remembered recipes."),
+    repo_name: str | None = option("--name", None, keep=("--repo",), after="Recipes are remembered under it."),
+    test_timeout: float = option("--test-timeout", TEST_TIMEOUT, after=": one test run of an attempt "
+                                 f"(default {TEST_TIMEOUT:g}).", min=10.0),
+    file_timeout: float = option("--file-timeout", FILE_BUDGET, min=0.0),
+    time_limit: float = option("--setup-time-limit", TIME_LIMIT, keep=("--time-limit",),
+                               after=f"(default {TIME_LIMIT:g}; 0: no limit).", min=0.0),
+    quiet: bool = option("--quiet"),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -54,6 +52,7 @@ def setup(
     fmt = check_choice("--format", "table" if fmt == "text" else fmt, ("table", "json"))
     if executor != "local" and Path(src).exists():
         src = str(Path(src).resolve())  # a worker does not share our working directory
+    model = endpoint_model(model, base_url)
     with opened_executor(executor, ray_address, 1) as pool:  # ray: the whole search runs on one worker
         result = run_one(pool, setup_repository, src, commit=commit, date=date, max_iterations=max_iterations,
                          model=model, threshold=threshold, memory=not no_memory, repo_name=repo_name,
@@ -65,8 +64,28 @@ def setup(
         print(json.dumps(result.summary()))
     else:
         _print_text(result, output)
+        if result.success and output is not None and _is_repository(src):  # what collect and synth take
+            say_next(console, command("collect", src, options={"--recipe": output}),
+                     command("synth", src, options={"--recipe": output, "--output": "synth-out"}))
     if not result.success:
         raise typer.Exit(1)
+
+
+def _is_repository(src: str) -> bool:
+    """A clone or a URL (collect and synth mine git history; an unpacked sdist has none)."""
+    return "://" in src or src.startswith("git@") or (Path(src) / ".git").exists() or (Path(src) / "HEAD").is_file()
+
+
+def endpoint_model(model: str | None, base_url: str | None) -> str | None:
+    """--model NAME with --base-url URL (or $OPENAI_BASE_URL), as the other verbs take it, in the
+    URL#NAME form setup's model client reads; a --model URL/NAME passes as it is."""
+    if model is None or model.startswith(("http://", "https://")):
+        return model
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not url:
+        raise OptionError("--model", f"{model!r} needs an endpoint", hint="pass --base-url URL (or set "
+                          "OPENAI_BASE_URL), or give --model as URL/NAME")
+    return f"{url.rstrip('/')}#{model}"
 
 
 def _progress(line: str) -> None:
@@ -98,4 +117,4 @@ def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped
     if result.suite_command:
         console.print(f"  suite: {result.suite_command}", highlight=False)
     if output is not None:
-        err_console.print(f"recipe written to {output}", highlight=False)
+        err_console.print(f"recipe written to {output}", highlight=False, soft_wrap=True)

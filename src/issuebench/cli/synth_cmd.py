@@ -7,8 +7,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from issuebench.cli.common import console, friendly_errors
+from issuebench.cli.common import check_positive, console, friendly_errors
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
+from issuebench.cli.next_step import command, say_next
+from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
+from issuebench.cli.tables import print_table
 
 
 def register(app: typer.Typer) -> None:
@@ -18,26 +21,26 @@ def register(app: typer.Typer) -> None:
 @friendly_errors
 def synth_command(
     src: Path = typer.Argument(..., help="A git repository (a clone, or the output of `repo from-pypi`)."),
-    output: Path = typer.Option(..., "--output", "-o", help="Folder for tasks.jsonl, repos/, yield.json."),
-    commit: str = typer.Option(None, "--commit", help="Commit to break (default HEAD)."),
-    date: str = typer.Option(None, "--date", help="Resolve packages as of this date when running setup."),
-    recipe: Path = typer.Option(None, "--recipe", help="Recipe TOML from `issuebench setup -o` "
-                                "(default: run setup now)."),
+    output: Path = option("--output", ..., after="Folder for tasks.jsonl, repos/, yield.json."),
+    commit: str = option("--commit", after="Its code is broken to make the tasks."),
+    date: str = option("--date", after="when setup runs (default: the commit's date)."),
+    recipe: Path = option("--recipe", after="Default: run setup now."),
     generators: str = typer.Option(None, "--generators", help="Comma-separated generator names "
                                    "(default: all procedural ones, combine, pr_mirror)."),
     limit: int = typer.Option(None, "--limit", min=1, help="Consider at most this many candidates."),
-    max_tasks: int = typer.Option(None, "--max-tasks", min=1, help="Stop once this many tasks are kept."),
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Candidates validated in parallel."),
+    max_tasks: int = option("--max-tasks", after="are kept.", min=1),
+    instance_ids: list[str] = instance_ids_option(after="Here: candidate ids (`id` in candidates.jsonl) or the "
+                                                  "instance ids of tasks a run kept."),
+    workers: int = workers_option("Candidates validated"),
     scope: str = typer.Option("covering", "--scope", help="covering: run the tests that execute the changed "
                               "function; suite: the whole suite per candidate (slow; for comparison)."),
-    timeout: float = typer.Option(None, "--timeout", help="Seconds one test run may take "
-                                  "(default 5x the suite, at least 60)."),
-    seed: int = typer.Option(0, "--seed", help="Seed for the order candidates are tried in."),
-    name: str = typer.Option(None, "--name", help="owner/name for the rows (default: from the clone)."),
-    model: str = typer.Option(None, "--model", help="Model for the `model` generator and issue wording "
-                              "(OpenAI-compatible name, or replay:FILE)."),
-    base_url: str = typer.Option(None, "--base-url", help="Base URL of the model's endpoint."),
-    no_sandbox: bool = typer.Option(False, "--no-sandbox", help="Run tests without bubblewrap (unsafe)."),
+    timeout: float = option("--test-timeout", None, keep=("--timeout",), after="(default 5x the suite, at "
+                            "least 60)."),
+    seed: int = option("--seed", after="Seed for the order candidates are tried in."),
+    name: str = option("--name"),
+    model: str = option("--model", after=", or replay:FILE: for the `model` generator and the issue wording."),
+    base_url: str = option("--base-url"),
+    no_sandbox: bool = option("--no-sandbox"),
     executor: str = executor_option(),
     ray_address: str = ray_address_option(),
 ) -> None:
@@ -47,6 +50,9 @@ def synth_command(
 
     if scope not in ("covering", "suite"):
         raise OptionError("--scope", f"unknown scope {scope!r}", hint="use covering or suite")
+    check_positive("--workers", workers, integer=True)
+    check_positive("--test-timeout", timeout)
+    workers = resolve_workers(workers)
     client = None
     if model:
         from issuebench.llm import make_model
@@ -58,7 +64,8 @@ def synth_command(
     with opened_executor(executor, ray_address, workers) as pool:
         opts = SynthOptions(output=output, commit=commit, date=date, recipe=recipe, generators=names, limit=limit,
                             max_tasks=max_tasks, workers=workers, scope=scope, timeout=timeout, seed=seed,
-                            name=name, no_sandbox=no_sandbox, client=client, executor=pool)
+                            name=name, no_sandbox=no_sandbox, client=client, executor=pool,
+                            only=frozenset(instance_ids) if instance_ids else None)
         result = synthesize(src, opts, progress=lambda line: console.print(f"  {line}", highlight=False))
     view = Table(title=f"synth yield ({result.summary['repo']})")
     # Short headers: the table must fit an 80-column terminal.
@@ -70,7 +77,9 @@ def synth_command(
         view.add_column(header, justify="right")
     for gen, counts in result.yield_table.items():
         view.add_row(gen, *(str(counts.get(c, 0)) for c in columns))
-    console.print(view)
-    console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}; "
-                  f"eval with: issuebench eval --dataset {output / 'tasks.jsonl'} --repos {output / 'repos'} "
-                  "--predictions gold", highlight=False)
+    print_table(console, view)
+    console.print(f"{result.kept} task(s) kept in {result.seconds:.0f}s -> {output / 'tasks.jsonl'}",
+                  highlight=False, soft_wrap=True)
+    if result.kept:
+        say_next(console, command("eval", options={"--dataset": output / "tasks.jsonl", "--predictions": "gold",
+                                                   "--repos": output / "repos", "--no-sandbox": no_sandbox}))

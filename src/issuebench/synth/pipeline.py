@@ -151,6 +151,8 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
     todo: list[Candidate] = []
     considered = 0
     for cand in order([c for g in generators for c in g.candidates(ctx)], run.opts.seed):
+        if run.opts.only is not None and not named(cand, run.opts.only):
+            continue
         if considered >= budget[0]:
             break
         considered += 1
@@ -169,6 +171,13 @@ def plan(run: Run, generators: list, ctx: SynthContext, budget: list[int]) -> li
     return todo
 
 
+def named(cand: Candidate, ids: frozenset[str]) -> bool:
+    """Whether --instance-ids names the candidate: by its id, or by the instance id it was kept as
+    (owner__name.commit.generator__id8, Run.keep)."""
+    tail = f".{cand.generator}__{cand.id[:8]}"
+    return cand.id in ids or any(i.endswith(tail) for i in ids)
+
+
 def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
     """Validate candidates through the one fan-out path (executors.drive), `workers` at a time
     here or on the run's executor (synth.remote); the driver records each outcome as it arrives.
@@ -181,8 +190,7 @@ def run_phase(run: Run, todo: list[Candidate], p: Prepared) -> None:
         work: Callable[[Candidate], tuple[Outcome, str]] = partial(run.check_here, p.cmap, p.base, p.timeout)
     else:  # candidates go to workers with what they need, shipped once
         work = partial(check_record, job=synth_job(run, p))
-    max_tasks = run.opts.max_tasks
-    gate = Gate(todo, lambda: max_tasks is not None and run.kept_now >= max_tasks)
+    gate = Gate(todo, run.full)  # full: this phase or an earlier one kept them all
 
     def handle(index: int, outcome: tuple[Outcome, str] | Failure) -> None:
         cand = todo[index]

@@ -44,6 +44,7 @@ class SynthOptions:
     no_sandbox: bool = False
     client: Any | None = None           # query(messages): model rewrite and issue wording
     executor: Any | None = None         # issuebench.executors: None/local validates in threads here
+    only: frozenset[str] | None = None  # --instance-ids: candidate ids, or the instance ids of kept tasks
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -145,7 +146,7 @@ class Run:
         self.written = {json.loads(line)["instance_id"] for line in self.tasks_path.read_text().splitlines()
                         if line.strip()} if self.tasks_path.exists() else set()
         self.repo = output.TasksRepo(self.out / "repos" / self.name.replace("/", "__"), source)
-        self.kept_now = 0
+        self.kept_now = len(self.written)  # tasks.jsonl holds at most --max-tasks, resumed or not
 
     def bench(self) -> Workbench:
         bench = getattr(self._local, "bench", None)
@@ -169,6 +170,7 @@ class Run:
             if data.get("commit") == self.commit:
                 cmap = coverage_map.CoverageMap.from_json(data["coverage"])
                 return cmap, Baseline(set(data["passed"]), data["suite_seconds"]), data["seconds"]
+        self.progress("baseline: the suite under coverage, then alone (once per commit; the candidates follow)")
         bench = self.bench()
         t0 = time.monotonic()
         cmap, mapped = coverage_map.map_tests(bench, timeout=self.opts.timeout or 3600)
@@ -201,9 +203,24 @@ class Run:
                "functions": [list(f) for f in cand.functions], "description": cand.description,
                "reason": result.reason[:300], **({"worker": worker} if worker else {})}
         if result.status == KEPT:
+            if not self.reserve():
+                # Validated while the last places were taken (by a worker beside it, or in an
+                # earlier phase): not logged, so a run with a higher --max-tasks takes it.
+                return {**row, "status": "not kept: --max-tasks reached"}
             row["instance_id"] = self.keep(cand, result)
         self.log.add(row)
         return row
+
+    def full(self) -> bool:
+        return self.opts.max_tasks is not None and self.kept_now >= self.opts.max_tasks
+
+    def reserve(self) -> bool:
+        """Take one of the --max-tasks places; False when they are all taken."""
+        with self._lock:
+            if self.full():
+                return False
+            self.kept_now += 1
+            return True
 
     def keep(self, cand: Candidate, result: Outcome) -> str:
         owner_name = self.name.replace("/", "__")
@@ -213,6 +230,4 @@ class Run:
             row = make_row(self, cand, result, instance_id, broken)
             output.append_row(self.tasks_path, row, self._lock)
             self.written.add(instance_id)
-        with self._lock:
-            self.kept_now += 1
         return instance_id
