@@ -3,7 +3,7 @@ row whose repository is at hand, as a user runs `issuebench eval`.
 
     .venv/bin/python benchmarks/multilang_pass.py --rows swe-bench-multimodal-dev.jsonl \\
         --rows swe-bench-multilingual-test.jsonl --repos CLONES --output OUT --home NEW_HOME \\
-        [--workers 2] [--repo owner/name ...] [--report-only]
+        [--workers 2] [--repo owner/name ...] [--per-repo N] [--report-only]
 
 A row is at hand when CLONES/owner__name holds its base commit. Rows not at hand are counted per
 repository with the reason (no clone; base commit missing; an empty FAIL_TO_PASS no run can
@@ -50,9 +50,12 @@ def has_commit(clone: Path, commit: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def select(rows_files: list[Path], clones: Path, repos: list[str]) -> tuple[list[dict], list[tuple[dict, str]]]:
-    """(rows at hand, [(row, why not)])."""
+def select(rows_files: list[Path], clones: Path, repos: list[str],
+           per_repo: int | None = None) -> tuple[list[dict], list[tuple[dict, str]]]:
+    """(rows at hand, [(row, why not)]); with `per_repo`, the first N at hand of each repository in
+    the files' order (a subset fixed before any result, not chosen by one)."""
     at_hand, misses = [], []
+    taken: dict[str, int] = defaultdict(int)
     for path in rows_files:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -66,7 +69,10 @@ def select(rows_files: list[Path], clones: Path, repos: list[str]) -> tuple[list
                 misses.append((row, "base commit not in the fetched snapshot (nor its pull-request refs)"))
             elif f2p in ([], "[]", "", None):
                 misses.append((row, "the row's FAIL_TO_PASS is empty: any patch would resolve it, eval refuses it"))
+            elif per_repo is not None and taken[row["repo"]] >= per_repo:
+                misses.append((row, f"left out by --per-repo {per_repo}"))
             else:
+                taken[row["repo"]] += 1
                 at_hand.append(row)
     return at_hand, misses
 
@@ -171,6 +177,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--repo", action="append", default=[])
+    parser.add_argument("--per-repo", type=int, default=None, help="the first N rows at hand per repository")
     parser.add_argument("--report-only", action="store_true")
     return parser.parse_args(argv)
 
@@ -178,7 +185,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
-    rows, misses = select(args.rows, args.clones, args.repo)
+    rows, misses = select(args.rows, args.clones, args.repo, args.per_repo)
     rows_file = args.output / "rows.jsonl"
     rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ids = [r["instance_id"] for r in rows]

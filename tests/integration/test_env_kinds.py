@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.envs import EnvBuilder, UnknownKind
+from issuebench.envs import KINDS, EnvBuilder, UnknownKind
 from issuebench.harness import EvalOptions, build_context, run_tests
 from issuebench.models import EnvSpec, Task
 from issuebench.sandbox import get_sandbox
@@ -54,7 +54,9 @@ def test_node_kind_builds_once_from_the_registry_and_runs_offline(tmp_path):
 def test_an_unknown_kind_is_named_with_the_known_ones(tmp_path):
     with pytest.raises(UnknownKind) as caught:
         EnvBuilder(cache_dir=tmp_path).ensure(EnvSpec(kind="cobol"), tmp_path)
-    assert "cobol" in caught.value.message and "native, node, python" in (caught.value.hint or "")
+    hint = caught.value.hint or ""
+    assert "cobol" in caught.value.message and ", ".join(sorted(KINDS)) in hint
+    assert all(name in hint for name in ("native", "node", "python"))
 
 
 C_TEST = """#include <stdio.h>

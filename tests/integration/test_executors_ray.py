@@ -359,7 +359,7 @@ def test_agent_on_ray_writes_the_local_preds_and_trajectories_within_the_total_c
         env = {**os.environ, "OPENAI_API_KEY": "sk-forwarded-to-the-workers"}
         proc = subprocess.run(_cli("agent", "-d", "demo", "-i", *[t.instance_id for t in tasks], "-o",
                                    str(tmp_path / "ray"), "--model", "replay", "--base-url", server.url,
-                                   "--total-cost-limit", "0.05", "--executor", "ray", "--ray-address",
+                                   "--total-cost-limit", "0.05", "-w", "1", "--executor", "ray", "--ray-address",
                                    cluster.address), env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "sk-forwarded-to-the-workers" in server.api_keys

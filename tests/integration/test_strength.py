@@ -145,7 +145,7 @@ def test_audit_test_strength_from_the_command_line(tmp_path):
     result = CliRunner().invoke(app, ["audit", str(dataset), "--test-strength", "--mutants", "2", "-f", "json",
                                       "--output-dir", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    doc = json.loads(result.output)
+    doc = json.loads(result.stdout)  # progress lines go to stderr
     assert doc["distribution"]["measured"] == 1 and doc["tasks"][0]["instance_id"] == one.instance_id
     assert len(doc["tasks"][0]["mutants"]) == 2
 
