@@ -24,6 +24,9 @@ others, those whose name's SHA-256 starts with 0-3 are development too, the rest
 
     python benchmarks/factory_corpus.py --corpus DIR --out OUT --part heldout [--jobs 2]
     python benchmarks/factory_corpus.py --corpus DIR --out OUT --report [--part heldout]
+
+A second corpus gathered after the tuning, every repository of it held out and never run before:
+`--held-out-corpus` (no split; each row's part is heldout).
 """
 
 from __future__ import annotations
@@ -48,7 +51,12 @@ NOOP_PATCH = ("diff --git a/ISSUEBENCH_NOOP.txt b/ISSUEBENCH_NOOP.txt\nnew file 
 _write_lock = Lock()
 
 
+HELD_OUT_CORPUS = False  # --held-out-corpus: no split, every repository is held out
+
+
 def part_of(name: str) -> str:
+    if HELD_OUT_CORPUS:
+        return "heldout"
     if name in TUNED_ON or hashlib.sha256(name.encode()).hexdigest()[0] in "0123":
         return "dev"
     return "heldout"
@@ -228,6 +236,8 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, required=True, help="folder of clones named owner__name")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--part", choices=("dev", "heldout", "all"), default="heldout")
+    ap.add_argument("--held-out-corpus", action="store_true",
+                    help="every repository of CORPUS is held out (a corpus gathered after the tuning and never run on)")
     ap.add_argument("--only", nargs="*", default=[], help="owner__name folders to run (within the part)")
     ap.add_argument("--max", type=int, default=6, help="newest merged pull requests per repository")
     ap.add_argument("--repeats", type=int, default=2)
@@ -242,6 +252,8 @@ def main() -> None:
     ap.add_argument("--retry-failed", action="store_true", help="run again repositories without a good task")
     ap.add_argument("--report", action="store_true", help="print the table of OUT/results.jsonl only")
     args = ap.parse_args()
+    global HELD_OUT_CORPUS
+    HELD_OUT_CORPUS = args.held_out_corpus
     args.out.mkdir(parents=True, exist_ok=True)
     if args.report:
         report(args.out, args.part)
