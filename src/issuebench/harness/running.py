@@ -85,14 +85,14 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
     if spec.submodules:
         _note(run, log, *fill_submodules(spec.submodules, ws, task.base_commit, ctx.repos_dir, ctx.allow_clone))
     try:
-        return _in_workspace(task, model_patch, ctx, spec, ws, run, log, apply_test_patch)
+        return _in_workspace(task, model_patch, ctx, spec, ws, run, log, apply_test_patch, source)
     finally:
         if not ctx.keep_workspace:
             remove_workspace(ws)
 
 
 def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: EnvSpec, ws: Path,
-                  run: TestRun, log: InstanceLog, apply_test_patch: bool) -> TestRun:
+                  run: TestRun, log: InstanceLog, apply_test_patch: bool, source: Path) -> TestRun:
     t0 = time.monotonic()
     prepared = _prepare_env(task, ctx, spec, ws, run, log)
     run.durations["env"] = time.monotonic() - t0
@@ -103,7 +103,7 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
                                                                       run, log, apply_test_patch):
         return run
-    if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run):
+    if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source):
         return run
     return _run_command(task, ctx, spec, env, run_prep, ws, run, log)
 
@@ -158,9 +158,11 @@ def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[
     return True
 
 
-def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun) -> bool:
+def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun, source: Path) -> bool:
+    """The task's own test patch; its images without data (SWE-bench's rows) come from the source
+    clone, whose pull-request commits hold them (the workspace holds the base commit alone)."""
     reset_paths(ws, task.base_commit, test_files)
-    result = apply_patch(ws, task.test_patch)
+    result = apply_patch(ws, task.test_patch, binaries_from=source)
     if result.status not in _APPLIED:
         run.status = InstanceStatus.TEST_PATCH_FAILED
         run.reason = f"test patch does not apply: {tail(result.log)}"

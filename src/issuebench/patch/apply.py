@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from issuebench.models import PatchStatus
+from issuebench.patch.binary_fill import dataless_binaries, unsafe_target, write_fills
 from issuebench.patch.parse import FilePatch, diagnose_patch, parse_patch
 from issuebench.patch.repair import normalize_patch, repair_patch
 
@@ -149,13 +150,30 @@ def _restore(repo_dir: Path, snapshot: dict[str, bytes | None]) -> None:
             target.write_bytes(data)
 
 
-def apply_patch(repo_dir: Path, text: str | None) -> ApplyResult:
-    """Apply `text` to the tree at `repo_dir`; the tree is unchanged unless the status says applied."""
+def apply_patch(repo_dir: Path, text: str | None, *, binaries_from: Path | None = None) -> ApplyResult:
+    """Apply `text` to the tree at `repo_dir`; the tree is unchanged unless the status says applied.
+
+    With `binaries_from` (a repository trusted to hold them: a task's source clone, for its own test
+    patch), binary files the diff names without their data are written from its objects once the
+    rest applied (binary_fill); a patch of nothing else applies as `binary from objects`."""
     repo_dir = Path(repo_dir)
     status, reason = diagnose_patch(text)
     if status is not None:
         return ApplyResult(status, None, reason, reason)
     assert text is not None
+    rest, fills = dataless_binaries(binaries_from, text) if binaries_from else (text, [])
+    if not fills or any(unsafe_target(repo_dir, fill.path) for fill in fills):
+        return _apply_text(repo_dir, text)  # git apply refuses what cannot be filled, naming the file
+    result = _apply_text(repo_dir, rest) if rest.strip() else ApplyResult(PatchStatus.APPLIED, "binary from objects", "")
+    if not result.applied:
+        return result
+    assert binaries_from is not None
+    written = write_fills(repo_dir, binaries_from, fills)
+    return ApplyResult(result.status, result.method, "\n".join(x for x in (result.log, written) if x), result.reason)
+
+
+def _apply_text(repo_dir: Path, text: str) -> ApplyResult:
+    """The fallbacks of the module docstring, in order, on a diagnosed patch."""
     files = parse_patch(text)
     level = strip_level(text)
     normalized = normalize_patch(text)
