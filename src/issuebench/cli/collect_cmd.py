@@ -184,6 +184,18 @@ def validate_command(
                 item_progress(console, "validate", len(prepared)) as progress:
             result = validate(prepared, runner, repeats=repeats, workers=workers,
                               on_verdict=_verdict_lines(progress), executor=pool)
+    _write_validated(tasks_file, output, result, unprepared, len(tasks))
+    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
+        say_next(console, command("eval", options={
+            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
+            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
+            "--setup-fallback": setup_fallback}))
+
+
+def _write_validated(tasks_file: Path, output: Path, result: ValidateResult, unprepared: list[tuple[Task, str]],
+                     total: int) -> None:
+    """The kept tasks, the rejected and per-run files and the funnel (continuing collect's), and
+    what was written where."""
     table = result.table
     for task, why in unprepared:
         err_console.print(f"{task.instance_id}: [yellow]{INSTALL_FAILED}[/]: {why[:200]}", highlight=False)
@@ -195,13 +207,8 @@ def validate_command(
     rejected_path, runs_path = _write_rejected(output, result, unprepared), _write_runs(output, result)
     table.write(table_path_for(output))
     print_funnel(table, "validate")
-    console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
+    console.print(f"{len(result.kept)} of {total} task(s) kept -> {output} (rejections: {rejected_path}; "
                   f"per-run outcomes: {runs_path})", soft_wrap=True)
-    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
-        say_next(console, command("eval", options={
-            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
-            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
-            "--setup-fallback": setup_fallback}))
 
 
 def _with_environments(tasks: list[Task],
