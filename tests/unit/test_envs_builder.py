@@ -221,7 +221,7 @@ def test_requirement_quotes_are_dropped_only_in_pairs():
 
 
 def test_python_version_match_for_cached_envs():
-    from issuebench.envs.builder import _same_minor
+    from issuebench.envs.python_env import same_minor as _same_minor
 
     assert _same_minor("3.9", "3.9.18") and _same_minor("3", "3.11.2") and _same_minor("3.9.18", "3.9.18")
     assert not _same_minor("3.4", "3.6.15") and not _same_minor("3.10", "3.1.4")
@@ -237,7 +237,7 @@ def test_the_cutoff_moves_up_to_an_interpreter_newer_than_the_task():
 
 
 def test_isolated_builds_are_constrained_to_the_envs_own_build_tools(tmp_path):
-    from issuebench.envs.builder import build_constraints
+    from issuebench.envs.build_tools import build_constraints
 
     venv = tmp_path / "venv"
     site = venv / "lib" / "python3.9" / "site-packages"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -21,9 +22,9 @@ from issuebench.cli.common import (
 from issuebench.cli.executor_opts import executor_option, opened_executor, ray_address_option
 from issuebench.cli.next_step import command, say_next
 from issuebench.cli.options import instance_ids_option, option, resolve_workers, workers_option
-from issuebench.cli.progress import item_progress
+from issuebench.cli.progress import ItemProgress, item_progress
 from issuebench.cli.tables import print_table
-from issuebench.collect import INSTALL_FAILED, PipelineTable, table_path_for
+from issuebench.collect import INSTALL_FAILED, PipelineTable, ValidateResult, Verdict, table_path_for
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import Task
 from issuebench.repos import find_repo
@@ -175,29 +176,26 @@ def validate_command(
     with tempfile.TemporaryDirectory(prefix="issuebench-validate-") as work:
         runner, with_env = harness_runner(repos_dir=repos, recipe=spec, recipes_dir=recipes, timeout=timeout,
                                           no_sandbox=no_sandbox, work_dir=Path(work), setup_fallback=setup_fallback)
-        prepared, unprepared = [], []
-        for task in tasks:
-            try:
-                prepared.append(with_env(task))
-            except Exception as exc:  # no recipe for this row: it is rejected, the rest go on
-                unprepared.append((task, str(exc)))
+        prepared, unprepared = _with_environments(tasks, with_env)
         # Said once, before any task runs, as eval does (each would otherwise fail its build alone).
         require_system_packages(prepared, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
 
         with opened_executor(executor, ray_address, workers) as pool, \
                 item_progress(console, "validate", len(prepared)) as progress:
-            def report(verdict) -> None:
-                # A line per task, on a terminal (above the bar) and off it, counted.
-                progress.advance(f"{verdict.task.instance_id}: {'kept' if verdict.kept else verdict.reason}")
-                mark = "[green]kept[/]" if verdict.kept else f"[yellow]{escape(verdict.reason)}[/]"
-                extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
-                    if verdict.kept else (f": {escape(verdict.detail[:160])}" if verdict.detail else "")
-                console.print(f"{escape(progress.counter())} {verdict.task.instance_id}: {mark}{extra}",
-                              highlight=False, soft_wrap=True)
-                for note in verdict.notes:
-                    console.print(f"  {escape(note)}", highlight=False)
+            result = validate(prepared, runner, repeats=repeats, workers=workers,
+                              on_verdict=_verdict_lines(progress), executor=pool)
+    _write_validated(tasks_file, output, result, unprepared, len(tasks))
+    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
+        say_next(console, command("eval", options={
+            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
+            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
+            "--setup-fallback": setup_fallback}))
 
-            result = validate(prepared, runner, repeats=repeats, workers=workers, on_verdict=report, executor=pool)
+
+def _write_validated(tasks_file: Path, output: Path, result: ValidateResult, unprepared: list[tuple[Task, str]],
+                     total: int) -> None:
+    """The kept tasks, the rejected and per-run files and the funnel (continuing collect's), and
+    what was written where."""
     table = result.table
     for task, why in unprepared:
         err_console.print(f"{task.instance_id}: [yellow]{INSTALL_FAILED}[/]: {why[:200]}", highlight=False)
@@ -206,6 +204,43 @@ def validate_command(
     if collected.exists():  # continue the funnel that `collect` started
         table = PipelineTable.from_dict(json.loads(collected.read_text())).merge(table)
     write_tasks(output, result.kept)
+    rejected_path, runs_path = _write_rejected(output, result, unprepared), _write_runs(output, result)
+    table.write(table_path_for(output))
+    print_funnel(table, "validate")
+    console.print(f"{len(result.kept)} of {total} task(s) kept -> {output} (rejections: {rejected_path}; "
+                  f"per-run outcomes: {runs_path})", soft_wrap=True)
+
+
+def _with_environments(tasks: list[Task],
+                       with_env: Callable[[Task], Task]) -> tuple[list[Task], list[tuple[Task, str]]]:
+    """The tasks with their environment, and those without one with why (rejected; the rest go on)."""
+    prepared, unprepared = [], []
+    for task in tasks:
+        try:
+            prepared.append(with_env(task))
+        except Exception as exc:  # no recipe for this row: it is rejected, the rest go on
+            unprepared.append((task, str(exc)))
+    return prepared, unprepared
+
+
+def _verdict_lines(progress: ItemProgress) -> Callable[[Verdict], None]:
+    """What validate says of each verdict: a line per task, on a terminal (above the bar) and off
+    it, counted, with its notes below."""
+    def report(verdict: Verdict) -> None:
+        progress.advance(f"{verdict.task.instance_id}: {'kept' if verdict.kept else verdict.reason}")
+        mark = "[green]kept[/]" if verdict.kept else f"[yellow]{escape(verdict.reason)}[/]"
+        extra = f" ({len(verdict.task.FAIL_TO_PASS)} F2P, {len(verdict.task.PASS_TO_PASS)} P2P)" \
+            if verdict.kept else (f": {escape(verdict.detail[:160])}" if verdict.detail else "")
+        console.print(f"{escape(progress.counter())} {verdict.task.instance_id}: {mark}{extra}",
+                      highlight=False, soft_wrap=True)
+        for note in verdict.notes:
+            console.print(f"  {escape(note)}", highlight=False)
+
+    return report
+
+
+def _write_rejected(output: Path, result: ValidateResult, unprepared: list[tuple[Task, str]]) -> Path:
+    """<output>.rejected.jsonl: each task left out, with why."""
     rejected_path = output.with_name(output.name.rsplit(".", 1)[0] + ".rejected.jsonl")
     with rejected_path.open("w") as fh:
         for v in result.verdicts:
@@ -216,22 +251,19 @@ def validate_command(
         for task, why in unprepared:
             fh.write(json.dumps({"instance_id": task.instance_id, "reason": INSTALL_FAILED,
                                  "detail": why}) + "\n")
-    # Every task's per-run outcomes and why each test is in neither list: what validate saw.
+    return rejected_path
+
+
+def _write_runs(output: Path, result: ValidateResult) -> Path:
+    """<output>.runs.jsonl: every task's per-run outcomes and why each test is in neither list,
+    what validate saw."""
     runs_path = output.with_name(output.name.rsplit(".", 1)[0] + ".runs.jsonl")
     with runs_path.open("w") as fh:
         for v in result.verdicts:
             fh.write(json.dumps({"instance_id": v.task.instance_id, "kept": v.kept, "reason": v.reason,
                                  "dropped": v.dropped, "before": v.before, "after": v.after,
                                  "notes": v.notes}) + "\n")
-    table.write(table_path_for(output))
-    print_funnel(table, "validate")
-    console.print(f"{len(result.kept)} of {len(tasks)} task(s) kept -> {output} (rejections: {rejected_path}; "
-                  f"per-run outcomes: {runs_path})", soft_wrap=True)
-    if result.kept:  # eval of the gold patches: what a kept task must pass, with what made it run here
-        say_next(console, command("eval", options={
-            "--dataset": output, "--predictions": "gold", "--repos": repos, "--recipes": recipes,
-            "--test-timeout": timeout if timeout != DEFAULT_TEST_TIMEOUT else None, "--no-sandbox": no_sandbox,
-            "--setup-fallback": setup_fallback}))
+    return runs_path
 
 
 @repo_app.command("from-pypi")

@@ -23,6 +23,7 @@ from issuebench.cli.options import instance_ids_option, option, resolve_workers,
 from issuebench.cli.progress import item_progress
 from issuebench.cli.tables import print_table
 from issuebench.envs import (
+    EnvBuilder,
     env_path,
     install_command,
     install_packages,
@@ -31,8 +32,10 @@ from issuebench.envs import (
     prune,
     real_disk_usage,
     recipe_packages,
+    resolve_spec,
 )
 from issuebench.errors import InputError, IssuebenchError
+from issuebench.models import EnvSpec, Task
 
 envs_app = typer.Typer(help="Environments: list, build, prune, disk use, import reference recipes.",
                        no_args_is_help=True)
@@ -127,16 +130,33 @@ def build_cmd(
 ) -> None:
     """Pre-build the environments a dataset needs, each once, several at a time."""
     from issuebench.datasets import load_tasks
-    from issuebench.envs import EnvBuilder, resolve_spec
-    from issuebench.harness import create_workspace, ensure_env_with_overlay, remove_workspace
-    from issuebench.repos import find_repo
 
     check_folder("--repos", repos_dir)
     check_positive("--workers", workers, integer=True)
     workers = resolve_workers(workers)
     tasks = pick_instances(load_tasks(dataset, require_tests=False), instance_ids)  # building needs no test lists
     builder = EnvBuilder(python_fallback=python_fallback, offline=offline, rebuild=rebuild)
-    jobs: dict[str, tuple] = {}
+    jobs, problems = _env_jobs(tasks, recipes, repos_dir, offline)
+    console.print(f"{len(tasks)} task(s) need {len(jobs)} environment(s)")
+    for line in problems:  # said now: the builds may take minutes
+        err_console.print(f"[red]failed[/] {escape(line)}", highlight=False)
+    ok = _build_all(builder, jobs, workers, problems)
+    console.print(f"{ok} built, {len(problems)} failed")
+    if problems:
+        raise typer.Exit(1)
+    say_next(console, command("eval", options={  # the gold patches, in the environments just built
+        "--dataset": dataset, "--predictions": "gold", "--instance-ids": instance_ids, "--repos": repos_dir,
+        "--recipes": recipes, "--python-fallback": python_fallback if python_fallback != "error" else None,
+        "--offline": offline}))
+
+
+def _env_jobs(tasks: list[Task], recipes: Path | None, repos_dir: Path | None,
+              offline: bool) -> tuple[dict[str, tuple[Task, EnvSpec, Path]], list[str]]:
+    """One (task, spec, clone) per environment hash, the first task that needs it; and the tasks
+    whose clone or recipe is not found, with why."""
+    from issuebench.repos import find_repo
+
+    jobs: dict[str, tuple[Task, EnvSpec, Path]] = {}
     problems: list[str] = []
     for task in tasks:
         try:
@@ -146,11 +166,16 @@ def build_cmd(
             problems.append(f"{task.instance_id}: {exc.message}")
             continue
         jobs.setdefault(spec.env_hash(), (task, spec, source))
-    console.print(f"{len(tasks)} task(s) need {len(jobs)} environment(s)")
-    for line in problems:  # said now: the builds may take minutes
-        err_console.print(f"[red]failed[/] {escape(line)}", highlight=False)
+    return jobs, problems
 
-    def build_one(task, spec, source) -> str:
+
+def _build_all(builder: EnvBuilder, jobs: dict[str, tuple[Task, EnvSpec, Path]], workers: int,
+               problems: list[str]) -> int:
+    """Build each job's environment, `workers` at a time, a line per environment as it is built or
+    fails (its failure added to `problems`); the number built."""
+    from issuebench.harness import create_workspace, ensure_env_with_overlay, remove_workspace
+
+    def build_one(task: Task, spec: EnvSpec, source: Path) -> str:
         # Built from the task's own base commit, exactly as the harness would build it.
         ws = create_workspace(source, task.base_commit)
         try:
@@ -175,13 +200,7 @@ def build_cmd(
                 progress.advance(f"failed {futures[future]}")
                 err_console.print(f"{escape(progress.counter())} [red]failed[/] {escape(problems[-1])}",
                                   highlight=False)
-    console.print(f"{ok} built, {len(problems)} failed")
-    if problems:
-        raise typer.Exit(1)
-    say_next(console, command("eval", options={  # the gold patches, in the environments just built
-        "--dataset": dataset, "--predictions": "gold", "--instance-ids": instance_ids, "--repos": repos_dir,
-        "--recipes": recipes, "--python-fallback": python_fallback if python_fallback != "error" else None,
-        "--offline": offline}))
+    return ok
 
 
 @envs_app.command("import-swebench")

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -30,6 +31,9 @@ from issuebench.cli.progress import item_progress
 from issuebench.datasets import load_predictions, load_tasks
 from issuebench.errors import InputError, MissingSystemPiece, OptionError
 from issuebench.models import InstanceReport, Prediction, Task
+
+if TYPE_CHECKING:  # the harness is imported when the verb runs, so `issuebench --help` starts fast
+    from issuebench.harness import EvalContext, EvaluationResult
 
 # A run id names one folder: no separators, nothing a shell or a file system treats specially.
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -71,23 +75,10 @@ def eval_command(
     ray_address: str = ray_address_option(),
 ) -> None:
     """Grade predictions (patches) on a dataset; exits 0 when the run completed, whatever the verdicts."""
-    from issuebench.harness import (
-        EvalOptions,
-        RunInterrupted,
-        RunLayout,
-        build_context,
-        require_system_packages,
-        run_locked,
-    )
+    from issuebench.harness import EvalOptions, RunInterrupted, RunLayout, build_context, run_locked
     from issuebench.setup import fallback_spec
 
-    check_choice("--backend", backend, ("local", "docker"))
-    if wider_tests is not None:
-        check_choice("--wider-tests", wider_tests, ("covering", "modules", "suite"))
-    check_choice("--python-fallback", python_fallback, ("error", "nearest"))
-    check_positive("--workers", workers, integer=True)
-    check_positive("--test-timeout", timeout)
-    check_folder("--repos", repos)
+    _check_options(backend, wider_tests, python_fallback, workers, timeout, repos)
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     _check_outputs(run_id, output)
     tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
@@ -96,10 +87,7 @@ def eval_command(
 
         repos = repos or demo_repos_dir()
         python_fallback = "nearest"  # the demo's projects run on any Python 3.8+
-    if backend == "docker":
-        _require_docker_engine()
-    else:  # the reference's images bring their own libraries
-        require_system_packages(tasks, recipes_dir=recipes, repos_dir=repos, install=install_system_deps)
+    _require_system(backend, tasks, recipes, repos, install_system_deps)
     # One process per run folder, from here to the end (RunLocked, exit 2, when another holds it).
     with run_locked(RunLayout(output, run_id)):
         options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
@@ -115,27 +103,62 @@ def eval_command(
         except RunInterrupted as stop:
             raise say_interrupted(stop, f"{INTERRUPTED_LINE} (run id {run_id}: {stop.kept} finished instance(s) "
                                   f"kept, {stop.discarded} in flight discarded{_by_signal(stop)})") from None
-        for model in result.models:
-            if model.earlier_results:
-                err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
-                                  "instance(s); each was reused only if nothing that changes a verdict changed",
-                                  highlight=False)
-            if model.other_instances:
-                err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
-                                  f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
-                                  f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
-                                  "leave them out", highlight=False)
+        _say_other_results(result, run_id)
         print_result(console, result)
         if wider_tests is not None:
-            from issuebench.strength import after_eval, lines
-
-            resolved = sum(r.status.value == "resolved" for m in result.models for r in m.reports)
-            with item_progress(console, f"wider tests ({wider_tests})", resolved) as progress:
-                found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1,  # type: ignore[arg-type]
-                                   on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
-            for line in lines(found, {m.model: len(m.reports) for m in result.models}):
-                console.print(line, highlight=False, markup=False)
+            _run_wider_tests(result, tasks, preds, ctx, wider_tests, workers)
         say_next(console, command("report", *(m.summary_path for m in result.models)))
+
+
+def _check_options(backend: str, wider_tests: str | None, python_fallback: str, workers: int, timeout: float,
+                   repos: Path | None) -> None:
+    """Each option's value checked before anything loads (OptionError, exit 2)."""
+    check_choice("--backend", backend, ("local", "docker"))
+    if wider_tests is not None:
+        check_choice("--wider-tests", wider_tests, ("covering", "modules", "suite"))
+    check_choice("--python-fallback", python_fallback, ("error", "nearest"))
+    check_positive("--workers", workers, integer=True)
+    check_positive("--test-timeout", timeout)
+    check_folder("--repos", repos)
+
+
+def _require_system(backend: str, tasks: list[Task], recipes: Path | None, repos: Path | None,
+                    install: bool) -> None:
+    """What the run needs of this machine, said once before anything runs: the Docker engine, or
+    the Debian packages the recipes name (the reference's images bring their own libraries)."""
+    from issuebench.harness import require_system_packages
+
+    if backend == "docker":
+        _require_docker_engine()
+    else:
+        require_system_packages(tasks, recipes_dir=recipes, repos_dir=repos, install=install)
+
+
+def _say_other_results(result: EvaluationResult, run_id: str) -> None:
+    """Notes on what the run id already held: results reused, instance folders left out."""
+    for model in result.models:
+        if model.earlier_results:
+            err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "
+                              "instance(s); each was reused only if nothing that changes a verdict changed",
+                              highlight=False)
+        if model.other_instances:
+            err_console.print(f"note: run id {run_id} also holds {len(model.other_instances)} instance folder(s) "
+                              f"of an earlier run that this one did not evaluate ({', '.join(model.other_instances[:5])}"
+                              f"{', ...' if len(model.other_instances) > 5 else ''}); its summary and reports "
+                              "leave them out", highlight=False)
+
+
+def _run_wider_tests(result: EvaluationResult, tasks: list[Task], preds: list[Prediction], ctx: EvalContext,
+                     wider_tests: str, workers: int | None) -> None:
+    """--wider-tests: each resolved prediction's other tests of the changed code, and what they say."""
+    from issuebench.strength import after_eval, lines
+
+    resolved = sum(r.status.value == "resolved" for m in result.models for r in m.reports)
+    with item_progress(console, f"wider tests ({wider_tests})", resolved) as progress:
+        found = after_eval(result, tasks, preds, ctx, wider_tests, workers=workers or 1,  # type: ignore[arg-type]
+                           on_result=lambda r: progress.done(f"{r.instance_id}: {r.status}"))
+    for line in lines(found, {m.model: len(m.reports) for m in result.models}):
+        console.print(line, highlight=False, markup=False)
 
 
 def _by_signal(stop: BaseException) -> str:

@@ -9,7 +9,7 @@ from issuebench.collect.mine import CollectOptions, CollectResult, collect
 from issuebench.collect.pipeline import INSTALL_FAILED, PipelineTable, Rejection, table_path_for
 from issuebench.collect.pypi_history import build_pypi_history
 from issuebench.collect.test_lists import FAIL, PASS, outcome
-from issuebench.collect.validation import harness_runner, validate
+from issuebench.collect.validation import ValidateResult, Verdict, harness_runner, validate
 
 __all__ = [
     "FAIL",
@@ -19,6 +19,8 @@ __all__ = [
     "CollectResult",
     "PipelineTable",
     "Rejection",
+    "ValidateResult",
+    "Verdict",
     "build_pypi_history",
     "collect",
     "harness_runner",

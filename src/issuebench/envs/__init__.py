@@ -7,15 +7,8 @@
 
 from __future__ import annotations
 
-from issuebench.envs.builder import (
-    Env,
-    EnvBuilder,
-    EnvBuildError,
-    effective_cutoff,
-    exclude_newer_args,
-    pinned_names,
-    uv_command,
-)
+from issuebench.envs.build_log import EnvBuildError
+from issuebench.envs.builder import EnvBuilder, exclude_newer_args
 from issuebench.envs.cache import clear_failure, env_path, list_envs, prune, real_disk_usage
 from issuebench.envs.dated_install import (
     HelperFailed,
@@ -25,11 +18,12 @@ from issuebench.envs.dated_install import (
     split_listing,
     wanted_extras,
 )
-from issuebench.envs.dating import date_args, exempt_from_cutoff
+from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
 from issuebench.envs.instance_requirements import Layer, instance_layer, layer_for, unmet
-from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons, uv_binary
+from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons, uv_binary, uv_command
 from issuebench.envs.kind_registry import KINDS
 from issuebench.envs.kinds import BuiltEnv, EnvKind, RunPreparation, UnknownKind, plain_preparation
+from issuebench.envs.python_env import Env
 from issuebench.envs.python_releases import python_table
 from issuebench.envs.recipes import (
     fill_exclude_newer,
@@ -42,6 +36,7 @@ from issuebench.envs.recipes import (
 )
 from issuebench.envs.reference_recipes import import_swebench
 from issuebench.envs.registry_kinds import LANGUAGES, RegistryUnreachable
+from issuebench.envs.requirements import pinned_names
 from issuebench.envs.system_deps import install_command, install_packages, missing_packages, recipe_packages
 
 __all__ = [

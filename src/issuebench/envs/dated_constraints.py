@@ -1,0 +1,140 @@
+"""Constraints that make the era's pip install a local project's requirements as of the date.
+
+A recipe's `pip install -e .` resolves the project's own requirements with pip, which knows no
+cutoff; these constraints (PIP_CONSTRAINT) hold them to their releases as of `exclude_newer`
+(the rules are in dated_install.py). Phases, in order:
+1. read what the project declares (its pyproject's tables, or the declared-requirements script
+   run in the sandbox);
+2. resolve it as of the date with the recipe's pins, or without them when the two contradict;
+3. lift what the first resolution held years behind the date, when a later release still fits;
+4. write the constraints file into the venv, the build-tool pins overriding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+
+from issuebench.envs.build_log import BuildLog, StepFailed
+from issuebench.envs.dated_install import (
+    DATED_CONSTRAINTS,
+    HelperFailed,
+    constraint_lines,
+    held_back,
+    pep621_requirements,
+    read_declared,
+    split_listing,
+    wanted_extras,
+)
+from issuebench.envs.dated_packages import DatedPackages
+from issuebench.envs.dating import exempt_from_cutoff
+from issuebench.envs.requirements import direct_reference_name, pinned_names, unquote
+from issuebench.models import EnvSpec
+
+
+@dataclass
+class InstallSite:
+    """Where the install commands run: the spec, its venv and workspace, the sandbox with its binds
+    and variables, and the build's log."""
+
+    spec: EnvSpec
+    venv: Path
+    workspace: Path
+    sandbox: Any
+    binds: list[Any]
+    run_env: dict[str, str]
+    log: BuildLog
+    network: bool
+    timeout: float
+
+
+def dated_constraints(site: InstallSite, dated: DatedPackages, targets: list[str], build: Path | None) -> Path | None:
+    """The constraints file for the install of `targets` (phases 1-4 of the module docstring);
+    None, with a note, when the requirements cannot be read or resolved."""
+    listing = _declared(site, wanted_extras(targets))
+    if listing is None:
+        return None
+    requirements, project = split_listing(listing)
+    declared = [direct_reference_name(r) or r for r in requirements]
+    pins = [unquote(p) for p in site.spec.packages if p.strip() and "==" in p]
+    compiled = _resolved(site, dated, declared, pins)
+    if compiled is None:
+        site.log.note("# cutoff: the install's own requirements could not be resolved as of the date; "
+                      "the install resolves them itself")
+        return None
+    compiled = _without_held_back(site, dated, compiled, declared, pins)
+    return _written(site, compiled, build, project)
+
+
+def _declared(site: InstallSite, extras: list[str]) -> list[str] | None:
+    """Phase 1: the project's declared requirements, from its pyproject or else read in the sandbox."""
+    declared = pep621_requirements(site.workspace, extras)
+    if declared is not None:
+        return declared
+    python = site.venv / "bin" / "python"
+    site.log.write(f"$ (sandbox, network={site.network}) {python} <declared requirements script> "
+                   f"{','.join(extras)}")
+    try:
+        answer = read_declared(site.sandbox, str(python), site.workspace, extras, binds=site.binds,
+                               env=site.run_env, network=site.network, timeout=site.timeout)
+    except HelperFailed as exc:
+        # The harness's own helper failed: no reason to believe the project declares nothing.
+        raise StepFailed(f"the project's declared requirements could not be read: {exc.message}") from None
+    if answer.lines is None:
+        site.log.note(f"# cutoff: the project's declared requirements could not be read ({answer.unreadable}); "
+                      "its install resolves them itself")
+        return None
+    site.log.write("\n".join(answer.lines))
+    return answer.lines
+
+
+def _resolved(site: InstallSite, dated: DatedPackages, declared: list[str], pins: list[str]) -> str | None:
+    """Phase 2: with the recipe's pins first; when they contradict the project (sphinx's setup.py,
+    once edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the pinned
+    packages to pip as the install would without us."""
+    compiled = _resolve(site, dated, [*declared, *pins])
+    if compiled is None and pins:
+        compiled = _resolve(site, dated, declared)
+        if compiled is not None:
+            pinned = {canonicalize_name(n) for n in pinned_names(pins)}
+            compiled = "\n".join(line for line in compiled.splitlines()
+                                  if canonicalize_name(line.split("==")[0].strip()) not in pinned)
+    return compiled
+
+
+def _without_held_back(site: InstallSite, dated: DatedPackages, compiled: str, declared: list[str],
+                       pins: list[str]) -> str:
+    """Phase 3: the releases held years behind the date asked for as floors, when they fit."""
+    floors = held_back(compiled, declared, str(site.spec.exclude_newer))
+    if not floors:
+        return compiled
+    fresher = _resolve(site, dated, [*declared, *pins, *floors])
+    if fresher is None and len(floors) > 1:   # keep the floors that fit on their own
+        floors = [f for f in floors if _resolve(site, dated, [*declared, *pins, f])]
+        fresher = _resolve(site, dated, [*declared, *pins, *floors]) if floors else None
+    if fresher is None:
+        return compiled
+    site.log.note(f"# cutoff: {', '.join(floors)} asked for: the first resolution held them years behind "
+                  "the date, and a release of the year before the date fits")
+    return fresher
+
+
+def _written(site: InstallSite, compiled: str, build: Path | None, project: str | None) -> Path:
+    """Phase 4: the constraints file, the isolated builds' tool pins overriding the resolution."""
+    override = build.read_text().splitlines() if build is not None else []
+    lines = constraint_lines(compiled, override, exclude=project)
+    dated = site.venv / DATED_CONSTRAINTS
+    dated.write_text("\n".join(lines) + "\n")
+    site.log.write(f"# the install's requirements constrained to their releases as of {site.spec.exclude_newer}: "
+                   f"{', '.join(lines)}")
+    return dated
+
+
+def _resolve(site: InstallSite, dated: DatedPackages, requirements: list[str]) -> str | None:
+    """uv's resolution of `requirements` as of the spec's date, as `name==version` lines."""
+    return dated.resolve(site.venv / "bin" / "python", str(site.spec.exclude_newer),
+                         {**exempt_from_cutoff(site.spec), **site.log.cutoff_exceptions}, requirements, site.log,
+                         "resolving the install's requirements as of the date")
