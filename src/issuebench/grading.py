@@ -211,15 +211,21 @@ def grade(status_map: Mapping[str, TestStatus], fail_to_pass: Iterable[str],
     )
 
 
-def explain_grade(result: Grade) -> str:
-    """The verdict in one line a person can act on, e.g. "1 of 3 FAIL_TO_PASS tests fail"."""
+def explain_grade(result: Grade, status_map: Mapping[str, TestStatus] | None = None) -> str:
+    """The verdict in one line a person can act on, e.g. "1 of 3 FAIL_TO_PASS tests fail". With the
+    status map, failures the log never reports are counted apart: a run that never ran them (a
+    narrower test command than the lists were made with) reads differently from one that failed them."""
     if result.resolved:
         return "all FAIL_TO_PASS and PASS_TO_PASS tests pass"
     parts = []
     for name, lst in (("FAIL_TO_PASS", result.tests_status.FAIL_TO_PASS),
                       ("PASS_TO_PASS", result.tests_status.PASS_TO_PASS)):
         if lst.failure:
-            parts.append(f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail")
+            line = f"{len(lst.failure)} of {len(lst.failure) + len(lst.success)} {name} tests fail"
+            absent = [t for t in lst.failure if status_map is not None and lookup_status(t, status_map) is None]
+            if absent:
+                line += f" ({len(absent)} of them absent from the log: the run never reported them)"
+            parts.append(line)
     parts.extend(f"strict: {flag}" for flag in result.strict_flags)
     parts.extend(f"the log does not describe the run: {why}" for why in result.untrusted[:2])
     return "; ".join(parts) or "not resolved"

@@ -258,7 +258,7 @@ def regrade_log(log: FoundLog, task: Task, *, strict: bool = False, rule: Gradin
                    strict=strict, rule=used_rule, returncode=read.returncode, disagreements=found)
     return base.model_copy(update={
         "status": InstanceStatus.RESOLVED if result.resolved else InstanceStatus.UNRESOLVED,
-        "reason": explain_grade(result),
+        "reason": explain_grade(result, read.status_map),
         "patch_successfully_applied": True,
         "resolved": result.resolved,
         "tests_status": result.tests_status,

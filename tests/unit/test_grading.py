@@ -130,3 +130,11 @@ def test_to_fail_lists_are_reported_but_never_decide() -> None:
 def test_unknown_rule_is_refused() -> None:
     with pytest.raises(ValueError, match="swebench-2"):
         grade({}, [], [], rule="v9")  # type: ignore[arg-type]
+
+
+def test_the_reason_counts_apart_the_tests_the_log_never_reports():
+    status_map = {"a": TestStatus.PASSED, "b": TestStatus.FAILED}
+    result = grade(status_map, ["a"], ["b", "c", "d"])
+    assert explain_grade(result) == "3 of 3 PASS_TO_PASS tests fail"
+    assert explain_grade(result, status_map) == \
+        "3 of 3 PASS_TO_PASS tests fail (2 of them absent from the log: the run never reported them)"

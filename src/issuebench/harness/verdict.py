@@ -40,7 +40,7 @@ def graded(report: InstanceReport, task: Task, spec: EnvSpec, run, *, strict: bo
     report = report.model_copy(update={
         "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
         "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
-        "reason": explain_grade(g),
+        "reason": explain_grade(g, run.status_map),
         "notes": [*report.notes, *g.strict_flags, *g.untrusted],
     })
     if not g.resolved and spec.needs_network:
