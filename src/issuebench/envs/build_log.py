@@ -53,6 +53,22 @@ def last_error_line(text: str) -> str:
     return lines[-1][:400] if lines else "no output"
 
 
+# A locked package the registry no longer serves (unpublished, or a version it never had): the
+# install's real cause, which its closing line ("Failed with errors") does not say.
+# Most telling first: the lines that name the package, then npm's bare error code.
+_REGISTRY_MISS = (re.compile(r"failed to provide the requested resource|is not in this registry|No matching version found"),
+                  re.compile(r"E404|ETARGET"))
+
+
+def registry_miss_line(text: str) -> str | None:
+    """The first line of an npm, yarn or pnpm log that names a package the registry cannot give."""
+    for pattern in _REGISTRY_MISS:
+        for line in text.splitlines():
+            if pattern.search(line):
+                return "the registry cannot give a locked package: " + line.strip().lstrip("➤").strip()[:300]
+    return None
+
+
 class EnvBuildError(IssuebenchError):
     """The environment could not be built; `reason` is what the instance's status should say."""
 

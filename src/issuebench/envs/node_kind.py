@@ -26,7 +26,7 @@ from typing import Any
 
 from issuebench import config
 from issuebench.envs import cache, system_deps
-from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_error_line
+from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_error_line, registry_miss_line
 from issuebench.envs.interpreters import find_python
 from issuebench.envs.kind_cache import build_once
 from issuebench.envs.kinds import RunPreparation, plain_preparation
@@ -189,7 +189,8 @@ class NodeKind:
                                            limits=limits, network=not self.host.offline, cwd=config.TESTBED_PATH)
             log.write(result.output)
             if result.status != "ok" or result.returncode != 0:
-                detail = last_error_line(result.output) if result.output.strip() else result.reason
+                detail = (registry_miss_line(result.output) or last_error_line(result.output)) \
+                    if result.output.strip() else result.reason
                 raise StepFailed(f"`{alternatives[-1]}` failed (status {result.status}, exit {result.returncode}): {detail}")
 
 
