@@ -264,3 +264,16 @@ def test_markers_with_nonce_ignore_fakes_printed_by_the_code_under_test() -> Non
     assert "FAILED t::real" in body and "FAILED t::other" in body
     assert "after_end" not in body
     assert extract_test_output(">>>>> Start Test Output\nx\n>>>>> End Test Output\n", nonce) is None
+
+
+def test_pytest_summary_read_through_forced_colour():
+    """Real output of `pytest -rA --color=yes` (a project's addopts forcing colour): the status and
+    the id are wrapped in ANSI codes, which are taken out before the lines are read."""
+    from pathlib import Path
+
+    from issuebench.parsers import get_parser
+
+    log = (Path(__file__).parents[1] / "fixtures" / "parsers" / "pytest_forced_colour.txt").read_text()
+    assert "\x1b[32mPASSED" in log
+    for name in ("parse_log_pytest", "parse_log_pytest_options"):
+        assert get_parser(name)(log) == {"test_c.py::test_ok": "PASSED", "test_c.py::test_bad": "FAILED"}

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 
 from issuebench.models import TestStatus, TestStatusMap
+from issuebench.parsers.text import strip_ansi
 
 _STATUS_BY_WORD = {status.value: status for status in TestStatus}
 # pytest's `SKIPPED [3] path:line: reason` summary line names a count, not a test.
@@ -53,7 +54,13 @@ def _summary_line(line: str) -> tuple[TestStatus, list[str]] | None:
 
 
 def _parse_summary(log: str, test_id: Callable[[str], str] = lambda raw: raw) -> TestStatusMap:
-    """Every `STATUS id` line; `test_id` maps the raw id to the one recorded."""
+    """Every `STATUS id` line; `test_id` maps the raw id to the one recorded.
+
+    A project whose configuration forces colour (`addopts = --color=yes`) writes each status and
+    id inside ANSI codes (`ESC[32mPASSED ESC[0m path::ESC[1mtest ESC[0m`); the codes are taken
+    out first, or no line would read as a result (the reference reads nothing of such a log)."""
+    if "\x1b" in log:
+        log = strip_ansi(log)
     result: TestStatusMap = {}
     for line in log.split("\n"):
         entry = _summary_line(line)
