@@ -158,3 +158,25 @@ def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_pa
     assert result.success, result.summary()
     assert result.unimportable_modules == [] and result.tests_run == 12
     assert any("tests/test_toml_tests.py could not import for want of a git submodule" in n for n in result.spec.notes)
+
+
+def test_a_test_module_that_raises_its_own_error_for_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
+    # referencing: the module looks for its submodule and raises an error of its own, whose report
+    # names no path; its source names the submodule's path in a string.
+    from tests.gitrepo import git
+
+    repo = tmp_path / "r"
+    reader = ("from pathlib import Path\n\n\nclass SuiteNotFound(Exception):\n    pass\n\n\n"
+              "SUITE = Path(__file__).parent.parent / \"suite/tests\"\nif not SUITE.is_dir():\n"
+              "    raise SuiteNotFound()\n\n\ndef test_cases():\n    assert SUITE\n")
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
+                     "tests/test_suite.py": reader,
+                     ".gitmodules": '[submodule "suite"]\n\tpath = suite\n\turl = x\n'},
+              date="2024-06-01T00:00:00Z")
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},suite")
+    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
+    result = setup_repository(repo, memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.unimportable_modules == [] and result.tests_run == 12
+    assert any("tests/test_suite.py could not import for want of a git submodule" in n for n in result.spec.notes)

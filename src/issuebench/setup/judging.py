@@ -38,7 +38,7 @@ def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
     when the sample passes, one confirmation run on a larger sample in the same environment."""
     run, judged_on = _judge_attempt(runner, plan, facts, tree, threshold)
-    leave_out_absent_submodules(run, facts.absent_submodules)
+    leave_out_absent_submodules(run, facts.absent_submodules, tree)
     return run, judged_on
 
 
@@ -67,7 +67,7 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     first, confirm = samples
     run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     run.defined_tests = _defined_in(built.workspace, first)
-    leave_out_absent_submodules(run, facts.absent_submodules)
+    leave_out_absent_submodules(run, facts.absent_submodules, tree)
     if refusal(run, threshold) is not None or confirm.files == first.files:
         return run, first.describe()
     return _confirm(runner, built, plan, first, confirm, run, tree)
@@ -145,21 +145,29 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
     return run
 
 
-def leave_out_absent_submodules(run: Run, submodules: list[str]) -> None:
-    """Test modules whose collection error names a path under a submodule the clone lacks (tomlkit's
-    toml-test suite) are the clone's fault: left out of the judgement and named, like a file cut
-    for time."""
+def leave_out_absent_submodules(run: Run, submodules: list[str], tree: SourceTree | None = None) -> None:
+    """Test modules that fail to collect for want of a submodule the clone lacks are the clone's
+    fault: left out of the judgement and named, like a file cut for time. Either the collection
+    error names a path under the submodule (tomlkit's toml-test suite), or the module raises its
+    own error and its source names a path under the submodule in a string (referencing's
+    `Path(...) / "suite/tests"`, then `raise SuiteNotFound()`)."""
     if not submodules:
         return
-    for module in run.import_failed:
+    for module in list(run.import_failed):
         start = run.log.find(f"ERROR collecting {module}")
         if start < 0:
             continue
         end = run.log.find("\n____", start + 1)
         report = run.log[start:end if end > 0 else start + 20000]
-        if any(f"{path}/" in report or report.rstrip().endswith(path) for path in submodules):
+        named = any(f"{path}/" in report or report.rstrip().endswith(path) for path in submodules)
+        if named or _source_names_a_submodule(tree, module, submodules):
             del run.statuses[module]
             run.lacking_clone.append(module)
+
+
+def _source_names_a_submodule(tree: SourceTree | None, module: str, submodules: list[str]) -> bool:
+    text = tree.read(module) if tree is not None else None
+    return bool(text) and any(re.search(r"""["']""" + re.escape(path) + "/", text or "") for path in submodules)
 
 
 # `path::test PASSED  [ 10%]`: pytest -v's line for a finished test.
