@@ -120,6 +120,9 @@ class EnvSpec(BaseModel):
     # Git submodules a fetched snapshot lacks: folder -> "owner/name", filled per workspace from
     # that repository's local clone at the commit the base commit records (harness/submodules.py).
     submodules: dict[str, str] = Field(default_factory=dict)
+    # Processes and threads a test run may hold at once, where a suite needs more than the
+    # sandbox's default (micropython's thread tests); None keeps the default.
+    max_procs: int | None = None
     notes: list[str] = Field(default_factory=list)
 
     def env_hash(self) -> str:

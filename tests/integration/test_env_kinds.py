@@ -98,3 +98,25 @@ def test_native_kind_runs_the_rows_build_and_test_command_through_the_harness(tm
     assert gold.command == "./test_add" and "make test_add" in gold.script
     broken = run_tests(task, None, ctx)
     assert broken.status_map["add two numbers"] == "FAILED"
+
+
+def test_a_recipes_process_limit_replaces_the_sandboxs_default(tmp_path):
+    """A suite that holds more processes at once than the sandbox's default (micropython's thread
+    tests) is stopped as a fork bomb, unless its recipe sets max_procs."""
+    repo = tmp_path / "repos" / "tiny__procs"
+    many = "for i in $(seq 300); do sleep 3 & done; wait; echo '[ok]: many at once (0 ms)'\n"
+    base = init_repo(repo, {"many.sh": "echo '[err]: many at once'\n"})
+    fixed = commit_files(repo, {"many.sh": many}, "fix")
+    script = ("#!/bin/bash\ncd /testbed\n: '>>>>> Start Test Output'\nsh many.sh\n: '>>>>> End Test Output'\n")
+    task = Task(instance_id="tiny__procs-1", repo="tiny/procs", base_commit=base, patch=diff_between(repo, base, fixed),
+                test_patch="", FAIL_TO_PASS=["many at once"], PASS_TO_PASS=[], log_parser="parse_log_redis",
+                eval_script=script, env=EnvSpec(kind="native", commands_from="row"))
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="procs", repos_dir=tmp_path / "repos",
+                                    timeout=120))
+    if ctx.limits.max_procs is None or ctx.limits.max_procs >= 300:
+        pytest.skip("the sandbox's default process limit is not under 300 here")
+    stopped = run_tests(task, task.patch, ctx)
+    assert stopped.status == "process_limit", stopped.reason
+    assert "set max_procs in the recipe" in stopped.reason
+    allowed = run_tests(task.model_copy(update={"env": task.env.model_copy(update={"max_procs": 600})}), task.patch, ctx)
+    assert allowed.status_map == {"many at once": "PASSED"}, allowed.reason

@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task
 from issuebench.parsers import EXIT_CODE_MARKER
 from issuebench.patch import apply_patch, files_touched
 from issuebench.repos import find_repo
+from issuebench.sandbox import Limits
 
 _APPLIED = (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR)
 
@@ -170,6 +172,11 @@ def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun,
     return True
 
 
+def _limits(ctx: EvalContext, spec: EnvSpec) -> Limits:
+    """The run's limits, with the recipe's own process limit where it sets one."""
+    return ctx.limits if spec.max_procs is None else replace(ctx.limits, max_procs=spec.max_procs)
+
+
 def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
                  run: TestRun, log: InstanceLog) -> TestRun:
     nonce = secrets.token_hex(16)
@@ -177,7 +184,7 @@ def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared
     run.script = commands.eval_script(spec, task.test_patch, nonce)
     t0 = time.monotonic()
     res, run.runner_report = run_reporting(ctx.sandbox, ws, "\n".join([*spec.pre_test, run.command]),
-                                           binds=prepared.binds, env=prepared.env, limits=ctx.limits,
+                                           binds=prepared.binds, env=prepared.env, limits=_limits(ctx, spec),
                                            output_path=ws.parent / f"{ws.name}.out", log=log.info)
     run.durations["tests"] = time.monotonic() - t0
     run.returncode = res.returncode

@@ -342,7 +342,7 @@ def _classify(rc: int | None, output: str, state: _State, group: RunCgroup, limi
     if state.killed_for == PROCESS_LIMIT or hits:
         return PROCESS_LIMIT, (
             f"the run tried to exceed {limits.max_procs} processes/threads at once ({hits} forks "
-            "refused) and was stopped (a fork bomb?); raise max_procs if the tests need more")
+            "refused) and was stopped (a fork bomb?); if the tests need more, set max_procs in the recipe")
     if bwrap and '"exit-code"' not in state.status_text:
         lines = [ln for ln in output.splitlines() if ln.startswith("bwrap:")]
         detail = lines[-1] if lines else (output.strip().splitlines() or ["no message"])[-1]
@@ -364,5 +364,5 @@ def _classify(rc: int | None, output: str, state: _State, group: RunCgroup, limi
         if group.pids is None and limits.max_procs is not None and _FORK_WORDS.search(output):
             return PROCESS_LIMIT, (
                 f"the run could not start more processes (limit {limits.max_procs}, RLIMIT_NPROC); "
-                "raise max_procs if the tests need more")
+                "if the tests need more, set max_procs in the recipe")
     return OK, "" if rc == 0 else f"the command exited with status {rc}"
