@@ -1,0 +1,68 @@
+"""Causes the held-out corpus showed: a suite whose helpers are top-level modules of its test folder
+(a Python 2 era `from tools import chdir` in test/__init__.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issuebench.models import EnvSpec
+from issuebench.setup.diagnose import diagnose
+from issuebench.setup.extract import Facts
+from issuebench.setup.plan import Plan
+from issuebench.setup.rules import RuleContext, apply_rule
+from issuebench.setup.source import SourceTree
+from tests.gitrepo import init_repo
+
+# The first attempt's log on bottle 0.11 (pytest 3.0.5, Python 3.6), cut to its first error.
+HELPER_IMPORT_LOG = """\
+collecting ... collected 0 items / 24 errors
+
+==================================== ERRORS ====================================
+______________________ ERROR collecting test/test_app.py _______________________
+ImportError while importing test module '/tmp/testbed/test/test_app.py'.
+Hint: make sure your test modules/packages have valid Python names.
+Traceback:
+test/__init__.py:3: in <module>
+    from tools import chdir
+E   ModuleNotFoundError: No module named 'tools'
+"""
+
+
+def _plan(**spec: object) -> Plan:
+    return Plan(spec=EnvSpec(python="3.6", packages=["pytest"], **spec), runner="pytest",
+                pythons=["3.6"])
+
+
+def _helper_repo(path: Path) -> SourceTree:
+    init_repo(path, {
+        "setup.py": "from setuptools import setup\nsetup(name='web', py_modules=['web'])\n",
+        "web.py": "VALUE = 1\n",
+        "test/__init__.py": "from tools import chdir\n",
+        "test/tools.py": "def chdir(path):\n    return path\n",
+        "test/test_app.py": "import web\n\ndef test_app():\n    assert web.VALUE == 1\n"})
+    return SourceTree.open(path)
+
+
+def test_a_missing_import_the_test_folder_holds_goes_on_pythonpath_not_installed(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    fix = apply_rule(diagnose(HELPER_IMPORT_LOG), _plan(), ctx)
+    assert fix is not None
+    assert fix.plan.spec.packages == ["pytest"]          # no registry's 'tools' distribution
+    assert fix.plan.spec.env_vars["PYTHONPATH"].split(":") == ["/tmp/testbed", "/tmp/testbed/test"]
+
+
+def test_the_test_folder_is_added_to_a_pythonpath_already_set(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    plan = _plan(env_vars={"PYTHONPATH": "/tmp/testbed"})
+    fix = apply_rule(diagnose(HELPER_IMPORT_LOG), plan, ctx)
+    assert fix is not None
+    assert fix.plan.spec.env_vars["PYTHONPATH"] == "/tmp/testbed:/tmp/testbed/test"
+    again = apply_rule(diagnose(HELPER_IMPORT_LOG), fix.plan, ctx)
+    assert again is None                                 # nothing new to try: the next rule's turn
+
+
+def test_a_module_no_folder_holds_is_still_installed(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    log = HELPER_IMPORT_LOG.replace("'tools'", "'yaml'")
+    fix = apply_rule(diagnose(log), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "PyYAML"]
