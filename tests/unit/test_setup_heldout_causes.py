@@ -1,5 +1,6 @@
 """Causes the held-out corpus showed: a suite whose helpers are top-level modules of its test folder
-(a Python 2 era `from tools import chdir` in test/__init__.py)."""
+(a Python 2 era `from tools import chdir` in test/__init__.py); requirements files kept for one old
+Python."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 from issuebench.models import EnvSpec
 from issuebench.setup.diagnose import diagnose
-from issuebench.setup.extract import Facts
-from issuebench.setup.plan import Plan
+from issuebench.setup.extract import Facts, extract
+from issuebench.setup.plan import Plan, initial_plan
+from issuebench.setup.requirements import evaluate_markers
 from issuebench.setup.rules import RuleContext, apply_rule
 from issuebench.setup.source import SourceTree
 from tests.gitrepo import init_repo
@@ -66,3 +68,23 @@ def test_a_module_no_folder_holds_is_still_installed(tmp_path: Path) -> None:
     log = HELPER_IMPORT_LOG.replace("'tools'", "'yaml'")
     fix = apply_rule(diagnose(log), _plan(), ctx)
     assert fix is not None and fix.plan.spec.packages == ["pytest", "PyYAML"]
+
+
+def test_requirements_kept_for_one_old_python_do_not_pin_the_suite(tmp_path: Path) -> None:
+    # dateutil 2.8's requirements/3.3/requirements-dev.txt pins pytest<3.3 and setuptools<40 for
+    # Python 3.3 alone; read as the suite's needs they gave a 2022 commit pytest 3.2 and a
+    # setuptools that no longer imports on 3.9 and later.
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+        "requirements-dev.txt": "pytest >= 3.0\nhypothesis >= 3.30\n",
+        "requirements/3.3/requirements-dev.txt": "setuptools<40.0\npytest<3.3\nfreezegun<0.3.11\n",
+        "tox.ini": "[tox]\nenvlist = py33, py311\n[testenv]\ndeps = -rrequirements-dev.txt\n"
+                   "commands = pytest\n[testenv:py33]\ndeps = -rrequirements/3.3/requirements-dev.txt\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    on_311 = evaluate_markers(plan.spec.packages, "3.11")
+    assert "pytest<3.3" not in on_311 and "freezegun<0.3.11" not in on_311
+    assert not any(p.startswith("setuptools<") for p in on_311)
+    assert "pytest >= 3.0" in on_311 and "hypothesis >= 3.30" in on_311
+    assert "pytest<3.3" in evaluate_markers(plan.spec.packages, "3.3")   # still there for 3.3
