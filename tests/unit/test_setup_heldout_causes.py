@@ -88,3 +88,37 @@ def test_requirements_kept_for_one_old_python_do_not_pin_the_suite(tmp_path: Pat
     assert not any(p.startswith("setuptools<") for p in on_311)
     assert "pytest >= 3.0" in on_311 and "hypothesis >= 3.30" in on_311
     assert "pytest<3.3" in evaluate_markers(plan.spec.packages, "3.3")   # still there for 3.3
+
+
+EXTENSION_FROM_CYTHON = """\
+from setuptools import Extension, setup
+
+setup(name='flist', packages=['flist'],
+      ext_modules=[Extension('flist._flist', ['flist/_flist.c'])])
+"""
+
+
+def test_a_c_source_the_tree_holds_only_as_cython_is_generated_before_the_install(tmp_path: Path) -> None:
+    # frozenlist 1.1 and 1.2: the .c comes from the Makefile's cython step, in the sdist alone.
+    init_repo(tmp_path, {"setup.py": EXTENSION_FROM_CYTHON, "flist/__init__.py": "",
+                         "flist/_flist.pyx": "def size():\n    return 1\n",
+                         "tests/test_flist.py": "def test_size():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date="2022-01-18", pythons=["3.10"])
+    command = "python -m cython -3 -I flist -o flist/_flist.c flist/_flist.pyx"
+    assert plan.spec.pre_install == [command]
+    assert "cython" in plan.spec.packages
+    assert plan.spec.pre_test[0] == f"{command} >/dev/null 2>&1 || true"   # a patched .pyx counts
+
+
+def test_a_c_source_in_the_tree_or_a_setup_py_that_cythonizes_needs_no_step(tmp_path: Path) -> None:
+    init_repo(tmp_path / "with_c", {"setup.py": EXTENSION_FROM_CYTHON, "flist/__init__.py": "",
+                                    "flist/_flist.pyx": "", "flist/_flist.c": "/* made */\n"})
+    cythonizing = EXTENSION_FROM_CYTHON.replace("from setuptools", "from Cython.Build import cythonize\n"
+                                                "from setuptools")
+    init_repo(tmp_path / "cythonizes", {"setup.py": cythonizing, "flist/__init__.py": "",
+                                        "flist/_flist.pyx": ""})
+    for name in ("with_c", "cythonizes"):
+        tree = SourceTree.open(tmp_path / name)
+        plan = initial_plan(extract(tree), tree, date="2022-01-18", pythons=["3.10"])
+        assert plan.spec.pre_install == [] and "cython" not in plan.spec.packages, name
