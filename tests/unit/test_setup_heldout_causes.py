@@ -122,3 +122,24 @@ def test_a_c_source_in_the_tree_or_a_setup_py_that_cythonizes_needs_no_step(tmp_
         tree = SourceTree.open(tmp_path / name)
         plan = initial_plan(extract(tree), tree, date="2022-01-18", pythons=["3.10"])
         assert plan.spec.pre_install == [] and "cython" not in plan.spec.packages, name
+
+
+# The end of dateutil 2.8's judging log under pytest 3.2.5 (a sample of 200 ids, run -v): its
+# verbose lines are `id PASSED`, which parser pytest does not read; its skips parsed.
+OLD_PYTEST_TAIL = """\
+src/dateutil/zoneinfo/__init__.py:26: UserWarning
+========= 4 failed, 188 passed, 7 skipped, 1 xfailed in 16.06 seconds ==========
+"""
+
+
+def test_an_old_pytest_whose_passes_did_not_parse_runs_verbose_though_skips_did() -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.judging import quiet_pytest
+    from issuebench.setup.runner import Run
+
+    plan = _plan(test_cmd="pytest -rA")
+    skips = {f"tests/test_tz.py:{line}": TestStatus.SKIPPED for line in range(100, 107)}
+    diagnosis = quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=skips), plan)
+    assert diagnosis is not None and diagnosis.fix == "verbose_pytest"
+    passed = {**skips, "tests/test_tz.py::test_a": TestStatus.PASSED}
+    assert quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=passed), plan) is None
