@@ -9,7 +9,7 @@ from pathlib import Path
 
 from issuebench.collect.candidates import split_diff
 from issuebench.collect.candidates import test_predicate as make_test_predicate
-from issuebench.collect.history import commit_diff
+from issuebench.collect.history import batch_diffs, commit_diff
 from tests.gitrepo import git, init_repo
 
 JOHAB = "한국어 문서".encode("johab") + b"\n"
@@ -32,10 +32,7 @@ def _pull_request(repo: Path) -> tuple[str, str]:
     return base, git(repo, "rev-parse", "HEAD")
 
 
-def test_a_fixture_in_a_legacy_encoding_applies_back_byte_for_byte(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    base, head = _pull_request(repo)
-    diff = commit_diff(repo, base, head)
+def _applies_back(tmp_path: Path, repo: Path, base: str, diff: str) -> None:
     assert "\ufffd" not in diff
     code, tests = split_diff(diff, make_test_predicate())
     assert "+KNOWN = ['johab']" in code                   # UTF-8 text stays a readable hunk
@@ -48,6 +45,21 @@ def test_a_fixture_in_a_legacy_encoding_applies_back_byte_for_byte(tmp_path: Pat
     git(checkout, "apply", "test.patch")
     assert (checkout / "tests/Johab/readme.txt").read_bytes() == JOHAB
     assert (checkout / "tests/SHIFT_JIS/old sample.txt").read_bytes() == SHIFT_JIS
+
+
+def test_the_mined_diffs_of_a_pull_request_apply_back_byte_for_byte(tmp_path: Path) -> None:
+    # collect mines candidates with one `git diff-tree --stdin` for many pairs.
+    repo = tmp_path / "repo"
+    base, head = _pull_request(repo)
+    diffs = batch_diffs(repo, [(base, head), (base, base)])
+    assert diffs[1] == ""                                  # the pairs stay cut apart
+    _applies_back(tmp_path, repo, base, diffs[0])
+
+
+def test_a_fixture_in_a_legacy_encoding_applies_back_byte_for_byte(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    base, head = _pull_request(repo)
+    _applies_back(tmp_path, repo, base, commit_diff(repo, base, head))
 
 
 def test_a_utf8_diff_is_as_before(tmp_path: Path) -> None:
