@@ -68,3 +68,15 @@ def test_message_lines_of_the_fix_and_test_names_still_go() -> None:
     # Nothing of the message in the patch, no "test" in it: kept as it is.
     assert leak_free_message("Fix two\n\nplain words", patch=patch, test_patch=test_patch) == (
         "Fix two\n\nplain words")
+
+
+def test_a_suite_in_one_top_level_test_module_goes_to_the_test_patch() -> None:
+    # chardet keeps its suite in test.py (its EXPECTED_FAILURES with it): as code, a pull request's
+    # change to the expected failures became part of the gold patch, and the gold "broke" tests.
+    diff = ("diff --git a/chardet/probe.py b/chardet/probe.py\n--- a/chardet/probe.py\n+++ b/chardet/probe.py\n"
+            "@@ -1 +1 @@\n-a\n+b\n"
+            "diff --git a/test.py b/test.py\n--- a/test.py\n+++ b/test.py\n@@ -1 +1 @@\n-c\n+d\n")
+    code, tests = split_diff(diff, make_test_predicate())
+    assert code.startswith("diff --git a/chardet/probe.py") and "test.py" not in code
+    assert tests.startswith("diff --git a/test.py")
+    assert not make_test_predicate()("pkg/contest.py")

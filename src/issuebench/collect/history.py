@@ -9,6 +9,7 @@ paths in practice, so messages with any text parse safely.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -206,7 +207,13 @@ def batch_diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: boo
     if len(diffs) != len(pairs):
         raise IssuebenchError(f"git diff-tree answered {len(diffs)} of {len(pairs)} diffs in {repo_dir}",
                               hint="check that the repository is complete (not shallow)")
-    return diffs
+    if names_only:
+        return diffs
+    # U+FFFD marks bytes the text decoding replaced (or a UTF-8 file holding one): that pair
+    # alone is read again as bytes, its non-UTF-8 files as binary patches.
+    tree_args = ("diff-tree", "-r", *form, "-M", "--no-color", "--no-ext-diff")
+    return [_exact_diff(repo_dir, tree_args, old, new) if "\ufffd" in diff else diff
+            for (old, new), diff in zip(pairs, diffs, strict=True)]
 
 
 # Where str.splitlines ends a line: a marker line is whole only after one of these.
@@ -238,10 +245,53 @@ def _cut_at_lines(out: str, markers: list[str]) -> list[str]:
     return diffs
 
 
+_DIFF_ARGS = ("diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary")
+
+
 def commit_diff(repo_dir: Path, base: str, head: str) -> str:
-    """The full diff base..head, in the form `git apply` and the harness expect."""
-    return git(repo_dir, "diff", "--no-color", "--no-ext-diff", "--no-renames", "--binary",
-               base, head)
+    """The full diff base..head, in the form `git apply` and the harness expect.
+
+    A changed file whose text is not UTF-8 (a test fixture in Johab or Shift JIS) is given as a
+    binary patch: read as text, its bytes became U+FFFD and the task's files were not the PR's.
+    """
+    return _exact_diff(repo_dir, _DIFF_ARGS, base, head)
+
+
+def _exact_diff(repo_dir: Path, args: tuple[str, ...], base: str, head: str) -> str:
+    """`git <args> base head` as text, any file whose text is not UTF-8 as a binary patch."""
+    raw = subprocess.run(["git", "-c", "core.quotePath=false", *args, base, head],
+                         cwd=repo_dir, capture_output=True, check=False).stdout
+    undecodable = _undecodable_files(raw)
+    if not undecodable:
+        return git(repo_dir, *args, base, head)
+    with tempfile.TemporaryDirectory(prefix="issuebench-attrs-") as tmp:
+        attrs = Path(tmp) / "attributes"
+        attrs.write_text("".join(f"/{_attr_pattern(p)} binary\n" for p in undecodable))
+        return git(repo_dir, "-c", f"core.attributesFile={attrs}", *args, base, head)
+
+
+def _undecodable_files(raw: bytes) -> list[str]:
+    """Paths whose section of a diff is not UTF-8; a renamed or quoted path is skipped."""
+    out = []
+    for section in raw.split(b"\ndiff --git "):
+        header, _, body = section.removeprefix(b"diff --git ").partition(b"\n")
+        try:
+            body.decode("utf-8")
+            continue
+        except UnicodeDecodeError:
+            pass
+        name = header.decode("utf-8", "replace")
+        half = (len(name) - 5) // 2  # "a/P b/P": the same path twice
+        path = name[2:2 + half]
+        if name == f"a/{path} b/{path}" and "\ufffd" not in path:
+            out.append(path)
+    return out
+
+
+def _attr_pattern(path: str) -> str:
+    """A gitattributes pattern matching exactly path: glob characters escaped, blanks as `?`."""
+    escaped = "".join(f"\\{c}" if c in "*?[\\!#" else c for c in path)
+    return "".join("?" if c.isspace() else c for c in escaped)
 
 
 def branch_commits_dates(repo_dir: Path, base: str, head: str) -> list[str]:

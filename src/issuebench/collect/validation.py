@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from issuebench.collect import pipeline as P
 from issuebench.collect.quality import quality_flags
+from issuebench.collect.runnable_targets import with_runnable_targets
 from issuebench.collect.test_lists import (
     OUTSIDE,
     classify,
@@ -284,7 +285,7 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
             if setup_fallback:
                 return task  # the harness sets the version up (instance.run_tests)
             raise
-        return task.model_copy(update={"env": spec})
+        return task.model_copy(update={"env": with_runnable_targets(spec, task.test_patch)})
 
     return run, with_env
 

@@ -20,7 +20,8 @@ class TestPathRules:
     __test__ = False  # not a pytest test class despite the name
 
     dirs: tuple[str, ...] = ("tests", "test", "testing")
-    file_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "*_tests.py", "tests.py", "conftest.py")
+    # test.py: a suite kept in one top-level module (chardet), a test file to the reference too.
+    file_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "*_tests.py", "test.py", "tests.py", "conftest.py")
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
 

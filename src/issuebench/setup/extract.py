@@ -14,7 +14,7 @@ from typing import Any
 
 from issuebench.setup.extract_tools import read_ci, read_docs, read_makefile, read_noxfile, read_tox
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
-from issuebench.setup.requirements import parse_requirements_text
+from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
 if sys.version_info >= (3, 11):
@@ -363,7 +363,7 @@ def _read_requirements_file(path: str, facts: Facts, tree: SourceTree) -> None:
         return
     facts.sources[path] = text[:2000]
     reqs, extras = parse_requirements_text(text, path, tree.read)
-    facts.test_requires += reqs
+    facts.test_requires += only_for_python(reqs, python_of_path(path))
     facts.wanted_extras += extras
 
 

@@ -11,7 +11,9 @@ import yaml
 from issuebench.setup.facts import Facts, ini, lines, versions
 from issuebench.setup.requirements import (
     clean_requirement,
+    only_for_python,
     parse_requirements_text,
+    python_of_path,
     requirement_extras,
     requirement_name,
     unquote,
@@ -210,7 +212,7 @@ def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
         body = tree.read(path)
         if body is not None:
             reqs, extras = parse_requirements_text(body, path, tree.read)
-            facts.test_requires += reqs
+            facts.test_requires += only_for_python(reqs, python_of_path(path))
             facts.wanted_extras += extras
         return
     local = re.match(r"^(?:-e\s*)?\.?/?\.?(\[[^\]]+\])$|^\.\[[^\]]+\]$", token)

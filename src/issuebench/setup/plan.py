@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from issuebench.config import TESTBED_PATH
 from issuebench.models import EnvSpec
+from issuebench.setup.cython_sources import CYTHON, cythonize_commands, missing_cython_outputs
 from issuebench.setup.data import canonical_name
 from issuebench.setup.extract import Facts
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
@@ -78,16 +79,22 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
                      drop=[*_NEVER_INSTALL, *([self_name] if self_name else [])], keep=runtime)
     installable = facts.has_setup_py or facts.has_pyproject_build
     env_vars = {} if installable else {"PYTHONPATH": _pythonpath(tree)}
+    generated = missing_cython_outputs(tree) if installable else []
+    if generated and not any(canonical_name(requirement_name(p) or "") == CYTHON for p in packages):
+        packages.append(CYTHON)
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
+        pre_install=cythonize_commands(generated),
         install=_install_commands(facts, date) if installable else [],
         test_cmd=PYTEST_CMD if runner == "pytest" else UNITTEST_CMD,
         log_parser="pytest" if runner == "pytest" else "unittest",
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
         env_vars=env_vars,
-        pre_test=[REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
+        # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
+        pre_test=[*(f"{c} >/dev/null 2>&1 || true" for c in cythonize_commands(generated)),
+                  REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]],
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons)

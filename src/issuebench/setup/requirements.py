@@ -160,3 +160,30 @@ def evaluate_markers(reqs: Iterable[str], python: str) -> list[str]:
         if keep:
             out.append(head)
     return out
+
+
+# A folder named for one Python (`requirements/3.3/`, `py27/`, `python3.4/`): its files pin what
+# that interpreter needed (dateutil's pytest<3.3 and setuptools<40 for 3.3), not the suite's needs.
+_PYTHON_FOLDER = re.compile(r"^(?:py|python)?(\d)\.?(\d{1,2})$")
+
+
+def python_of_path(path: str) -> str | None:
+    """The Python a requirements file's folder is named for (`requirements/3.3/dev.txt` -> 3.3)."""
+    for part in path.split("/")[:-1]:
+        match = _PYTHON_FOLDER.match(part)
+        if match:
+            return f"{match.group(1)}.{match.group(2)}"
+    return None
+
+
+def only_for_python(reqs: Iterable[str], python: str | None) -> list[str]:
+    """The requirements limited by a marker to that Python (unchanged for None)."""
+    if python is None:
+        return list(reqs)
+    out = []
+    for req in reqs:
+        head, marker = split_marker(req)
+        limit = f"python_version == '{python}'"
+        out.append(f"{head}; ({marker}) and {limit}" if marker else f"{head}; {limit}")
+    return out
+

@@ -16,6 +16,7 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
+from issuebench.setup.local_modules import local_top_modules, module_folders
 from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
 from issuebench.setup.pyversions import first_without, minor_key
 from issuebench.setup.requirements import requirement_name, split_marker
@@ -79,32 +80,25 @@ def _replace_packages(plan: Plan, reqs: list[str], what: str) -> Fix | None:
     return Fix(plan.copy(packages=[*kept, *reqs]), f"{what}: pin {', '.join(reqs)}")
 
 
-def _local_modules(tree: SourceTree) -> set[str]:
-    """Top-level modules the repository itself provides (at its root or under src/)."""
-    out = set()
-    for path in tree.files():
-        parts = path.split("/")
-        if parts[0] == "src" and len(parts) > 1:
-            parts = parts[1:]
-        top = parts[0]
-        if len(parts) > 1 or top.endswith(".py"):
-            out.add(top.removesuffix(".py"))
-    return out
-
-
 @rule
 def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """Install the distributions providing every missing import the log names."""
+    """Install the distributions providing every missing import the log names; a module the
+    repository holds in a folder goes on PYTHONPATH instead."""
     modules = diagnosis.found.get("module", [])
-    local = _local_modules(ctx.tree)
+    local = local_top_modules(ctx.tree)
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
-    wanted, local_missing = [], []
+    wanted, local_missing, folders = [], [], []
     for module in modules:
         top = module.split(".")[0]
+        inner = [] if top in local else module_folders(ctx.tree, top)
         if top in local:
             local_missing.append(top)
+        elif inner:
+            folders += inner
         elif top not in stdlib and not top.startswith("_"):
             wanted.append(import_to_distribution(module))
+    if folders and (fix := _pythonpath_with(plan, ctx, folders)):
+        return fix
     if wanted:
         fix = _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")
         if fix:
@@ -306,7 +300,15 @@ def scm_version(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | Non
 @rule
 def pythonpath(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """Put the repository (and its src/) on PYTHONPATH, the fallback when installing it fails."""
+    return _pythonpath_with(plan, ctx, [])
+
+
+def _pythonpath_with(plan: Plan, ctx: RuleContext, folders: list[str]) -> Fix | None:
+    """PYTHONPATH of the repository, its src/ and the given folders of it (kept from before)."""
     paths = [TESTBED_PATH] + ([f"{TESTBED_PATH}/src"] if "src" in ctx.tree.dirs() else [])
+    have = plan.spec.env_vars.get("PYTHONPATH", "").split(":")
+    paths += [p for p in have if p.startswith(f"{TESTBED_PATH}/") and p not in paths]
+    paths += [f"{TESTBED_PATH}/{f}" for f in folders if f"{TESTBED_PATH}/{f}" not in paths]
     value = ":".join(paths)
     if plan.spec.env_vars.get("PYTHONPATH") == value:
         return None

@@ -1,0 +1,34 @@
+"""A task's test targets as its runner can take them.
+
+The harness passes a test patch's files to the test command the way the reference does, leaving
+out only a few data suffixes. A Python suite whose fixtures are other files (chardet's
+`tests/UTF-32LE/plane1-utf-32le.html`, which its test.py turns into test cases) then hands pytest
+a path it cannot collect: `ERROR: not found`, nothing runs, and the task is refused for a run
+that never happened. A row made here names its targets itself instead: the test modules among
+the files, or none (the whole suite, as the runner's configuration finds it).
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from issuebench.harness import test_targets
+from issuebench.models import EnvSpec
+
+_PYTHON_MODULE = ".py"
+
+
+def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
+    """spec, or a copy whose command names only the test modules of the patch (directives off)
+    when the patch's targets include a file a Python test runner cannot collect."""
+    if spec.kind != "python" or spec.test_directives != "paths":
+        return spec
+    targets = test_targets(spec, test_patch)
+    modules = [t for t in targets if t.endswith(_PYTHON_MODULE)]
+    if modules == targets:
+        return spec
+    command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in modules)])
+    note = "validate: the test patch's data files are not test targets: " + (
+        "its test modules run" if modules else "the whole suite runs")
+    return spec.model_copy(update={"test_cmd": command, "test_directives": "none",
+                                   "notes": [*spec.notes, note]})

@@ -1,0 +1,80 @@
+"""validate's rows name test targets a Python runner can collect: a test patch of fixture files
+(chardet's tests/<encoding>/<sample>.html, turned into cases by its test.py) gave pytest a path it
+reported `not found`, and the task was refused for a run in which nothing ran."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from issuebench.collect.validation import harness_runner
+from issuebench.harness.commands import test_command as harness_command
+from issuebench.models import EnvSpec, Task
+from tests.gitrepo import diff_between, git, init_repo
+
+CASES_FROM_FILES = """\
+import pathlib
+
+import pytest
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in pathlib.Path("tests").rglob("*.*")))
+def test_sample_is_utf8(path):
+    pathlib.Path(path).read_bytes().decode("utf-8")
+"""
+
+
+def _fixture_task(repo: Path, extra: dict[str, str] | None = None) -> Task:
+    base = init_repo(repo, {"test.py": CASES_FROM_FILES, "tests/old/a.xml": "<a/>\n",
+                            "pytest.ini": "[pytest]\npython_files = test.py\n"})
+    head_files = {"tests/new/sample.html": "<p>ok</p>\n", **(extra or {})}
+    for rel, text in head_files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a new sample")
+    test_patch = diff_between(repo, base, "HEAD")
+    git(repo, "checkout", "-q", base)
+    return Task(instance_id="o__r-1", repo="o/r", base_commit=base, patch="", test_patch=test_patch)
+
+
+def _row(tmp_path: Path, task: Task) -> Task:
+    recipe = EnvSpec(python="3.11", test_cmd="pytest -rA")
+    _, with_env = harness_runner(repos_dir=None, recipe=recipe, no_sandbox=True, work_dir=tmp_path / "work")
+    return with_env(task)
+
+
+def _run(repo: Path, task: Task) -> subprocess.CompletedProcess:
+    subprocess.run(["git", "apply"], input=task.test_patch, text=True, cwd=repo, check=True)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    assert task.env is not None
+    return subprocess.run(["bash", "-c", harness_command(task.env, task.test_patch)], cwd=repo, env=env,
+                          capture_output=True, text=True)
+
+
+def test_a_test_patch_of_fixture_files_runs_the_suite(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    row = _row(tmp_path, _fixture_task(repo))
+    assert row.env is not None and row.env.test_directives == "none"
+    done = _run(repo, row)
+    assert done.returncode == 0, done.stdout[-800:]
+    assert "PASSED test.py::test_sample_is_utf8[tests/new/sample.html]" in done.stdout
+
+
+def test_only_the_test_modules_of_a_mixed_patch_are_targets(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    extra = {"tests/test_more.py": "def test_more():\n    pass\n"}
+    row = _row(tmp_path, _fixture_task(repo, extra))
+    assert row.env is not None and row.env.test_cmd == "pytest -rA tests/test_more.py"
+    done = _run(repo, row)
+    assert done.returncode == 0 and "PASSED tests/test_more.py::test_more" in done.stdout
+
+
+def test_a_patch_of_test_modules_keeps_the_recipe(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    task = _fixture_task(repo)
+    modules_only = task.model_copy(update={"test_patch": "diff --git a/tests/test_x.py b/tests/test_x.py\n"})
+    row = _row(tmp_path, modules_only)
+    assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "paths"

@@ -1,0 +1,145 @@
+"""Causes the held-out corpus showed: a suite whose helpers are top-level modules of its test folder
+(a Python 2 era `from tools import chdir` in test/__init__.py); requirements files kept for one old
+Python."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issuebench.models import EnvSpec
+from issuebench.setup.diagnose import diagnose
+from issuebench.setup.extract import Facts, extract
+from issuebench.setup.plan import Plan, initial_plan
+from issuebench.setup.requirements import evaluate_markers
+from issuebench.setup.rules import RuleContext, apply_rule
+from issuebench.setup.source import SourceTree
+from tests.gitrepo import init_repo
+
+# The first attempt's log on bottle 0.11 (pytest 3.0.5, Python 3.6), cut to its first error.
+HELPER_IMPORT_LOG = """\
+collecting ... collected 0 items / 24 errors
+
+==================================== ERRORS ====================================
+______________________ ERROR collecting test/test_app.py _______________________
+ImportError while importing test module '/tmp/testbed/test/test_app.py'.
+Hint: make sure your test modules/packages have valid Python names.
+Traceback:
+test/__init__.py:3: in <module>
+    from tools import chdir
+E   ModuleNotFoundError: No module named 'tools'
+"""
+
+
+def _plan(**spec: object) -> Plan:
+    return Plan(spec=EnvSpec(python="3.6", packages=["pytest"], **spec), runner="pytest",
+                pythons=["3.6"])
+
+
+def _helper_repo(path: Path) -> SourceTree:
+    init_repo(path, {
+        "setup.py": "from setuptools import setup\nsetup(name='web', py_modules=['web'])\n",
+        "web.py": "VALUE = 1\n",
+        "test/__init__.py": "from tools import chdir\n",
+        "test/tools.py": "def chdir(path):\n    return path\n",
+        "test/test_app.py": "import web\n\ndef test_app():\n    assert web.VALUE == 1\n"})
+    return SourceTree.open(path)
+
+
+def test_a_missing_import_the_test_folder_holds_goes_on_pythonpath_not_installed(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    fix = apply_rule(diagnose(HELPER_IMPORT_LOG), _plan(), ctx)
+    assert fix is not None
+    assert fix.plan.spec.packages == ["pytest"]          # no registry's 'tools' distribution
+    assert fix.plan.spec.env_vars["PYTHONPATH"].split(":") == ["/tmp/testbed", "/tmp/testbed/test"]
+
+
+def test_the_test_folder_is_added_to_a_pythonpath_already_set(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    plan = _plan(env_vars={"PYTHONPATH": "/tmp/testbed"})
+    fix = apply_rule(diagnose(HELPER_IMPORT_LOG), plan, ctx)
+    assert fix is not None
+    assert fix.plan.spec.env_vars["PYTHONPATH"] == "/tmp/testbed:/tmp/testbed/test"
+    again = apply_rule(diagnose(HELPER_IMPORT_LOG), fix.plan, ctx)
+    assert again is None                                 # nothing new to try: the next rule's turn
+
+
+def test_a_module_no_folder_holds_is_still_installed(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    log = HELPER_IMPORT_LOG.replace("'tools'", "'yaml'")
+    fix = apply_rule(diagnose(log), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "PyYAML"]
+
+
+def test_requirements_kept_for_one_old_python_do_not_pin_the_suite(tmp_path: Path) -> None:
+    # dateutil 2.8's requirements/3.3/requirements-dev.txt pins pytest<3.3 and setuptools<40 for
+    # Python 3.3 alone; read as the suite's needs they gave a 2022 commit pytest 3.2 and a
+    # setuptools that no longer imports on 3.9 and later.
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+        "requirements-dev.txt": "pytest >= 3.0\nhypothesis >= 3.30\n",
+        "requirements/3.3/requirements-dev.txt": "setuptools<40.0\npytest<3.3\nfreezegun<0.3.11\n",
+        "tox.ini": "[tox]\nenvlist = py33, py311\n[testenv]\ndeps = -rrequirements-dev.txt\n"
+                   "commands = pytest\n[testenv:py33]\ndeps = -rrequirements/3.3/requirements-dev.txt\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    on_311 = evaluate_markers(plan.spec.packages, "3.11")
+    assert "pytest<3.3" not in on_311 and "freezegun<0.3.11" not in on_311
+    assert not any(p.startswith("setuptools<") for p in on_311)
+    assert "pytest >= 3.0" in on_311 and "hypothesis >= 3.30" in on_311
+    assert "pytest<3.3" in evaluate_markers(plan.spec.packages, "3.3")   # still there for 3.3
+
+
+EXTENSION_FROM_CYTHON = """\
+from setuptools import Extension, setup
+
+setup(name='flist', packages=['flist'],
+      ext_modules=[Extension('flist._flist', ['flist/_flist.c'])])
+"""
+
+
+def test_a_c_source_the_tree_holds_only_as_cython_is_generated_before_the_install(tmp_path: Path) -> None:
+    # frozenlist 1.1 and 1.2: the .c comes from the Makefile's cython step, in the sdist alone.
+    init_repo(tmp_path, {"setup.py": EXTENSION_FROM_CYTHON, "flist/__init__.py": "",
+                         "flist/_flist.pyx": "def size():\n    return 1\n",
+                         "tests/test_flist.py": "def test_size():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date="2022-01-18", pythons=["3.10"])
+    command = "python -m cython -3 -I flist -o flist/_flist.c flist/_flist.pyx"
+    assert plan.spec.pre_install == [command]
+    assert "cython" in plan.spec.packages
+    assert plan.spec.pre_test[0] == f"{command} >/dev/null 2>&1 || true"   # a patched .pyx counts
+
+
+def test_a_c_source_in_the_tree_or_a_setup_py_that_cythonizes_needs_no_step(tmp_path: Path) -> None:
+    init_repo(tmp_path / "with_c", {"setup.py": EXTENSION_FROM_CYTHON, "flist/__init__.py": "",
+                                    "flist/_flist.pyx": "", "flist/_flist.c": "/* made */\n"})
+    cythonizing = EXTENSION_FROM_CYTHON.replace("from setuptools", "from Cython.Build import cythonize\n"
+                                                "from setuptools")
+    init_repo(tmp_path / "cythonizes", {"setup.py": cythonizing, "flist/__init__.py": "",
+                                        "flist/_flist.pyx": ""})
+    for name in ("with_c", "cythonizes"):
+        tree = SourceTree.open(tmp_path / name)
+        plan = initial_plan(extract(tree), tree, date="2022-01-18", pythons=["3.10"])
+        assert plan.spec.pre_install == [] and "cython" not in plan.spec.packages, name
+
+
+# The end of dateutil 2.8's judging log under pytest 3.2.5 (a sample of 200 ids, run -v): its
+# verbose lines are `id PASSED`, which parser pytest does not read; its skips parsed.
+OLD_PYTEST_TAIL = """\
+src/dateutil/zoneinfo/__init__.py:26: UserWarning
+========= 4 failed, 188 passed, 7 skipped, 1 xfailed in 16.06 seconds ==========
+"""
+
+
+def test_an_old_pytest_whose_passes_did_not_parse_runs_verbose_though_skips_did() -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.judging import quiet_pytest
+    from issuebench.setup.runner import Run
+
+    plan = _plan(test_cmd="pytest -rA")
+    skips = {f"tests/test_tz.py:{line}": TestStatus.SKIPPED for line in range(100, 107)}
+    diagnosis = quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=skips), plan)
+    assert diagnosis is not None and diagnosis.fix == "verbose_pytest"
+    passed = {**skips, "tests/test_tz.py::test_a": TestStatus.PASSED}
+    assert quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=passed), plan) is None
