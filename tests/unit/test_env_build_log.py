@@ -16,7 +16,7 @@ YARN = """➤ YN0000: ┌ Fetch step
 NPM = """npm ERR! code E404
 npm ERR! 404 Not Found - GET registry/left-pad/-/left-pad-9.9.9.tgz - Not found
 npm ERR! 404  'left-pad@9.9.9' is not in this registry.
-npm ERR! A complete log of this run can be found in: /root/.npm/_logs/debug.log
+npm ERR! A complete log of this run can be found in: ~/.npm/_logs/debug.log
 """
 
 
