@@ -25,11 +25,10 @@ from issuebench.models import PatchStatus
 from issuebench.patch.binary_fill import dataless_binaries, unsafe_target, write_fills
 from issuebench.patch.parse import FilePatch, diagnose_patch, parse_patch
 from issuebench.patch.repair import normalize_patch, repair_patch
+from issuebench.patch.safe_git import GIT
 
 COMMAND_TIMEOUT = 120.0
 FUZZ = 5
-# git must never run repository-controlled code while we apply (hooks, fsmonitor, filters).
-GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
 
 
 @dataclass

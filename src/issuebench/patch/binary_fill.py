@@ -19,9 +19,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.patch.parse import FilePatch, PatchParseError, parse_patch
+from issuebench.patch.parse import FilePatch, PatchParseError, parse_patch, unsafe_path_reason
+from issuebench.patch.safe_git import GIT
 
-GIT = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
 _INDEX = re.compile(r"^index ([0-9a-f]{7,64})\.\.([0-9a-f]{7,64})", re.M)
 _DATALESS = re.compile(r"^Binary files .* differ$", re.M)
 
@@ -73,16 +73,13 @@ def _full_blob_id(repo_dir: Path, short: str) -> str | None:
 
 
 def unsafe_target(repo_dir: Path, rel: str) -> bool:
-    """Whether writing `rel` could land outside the tree or through a symbolic link."""
-    root = repo_dir.resolve()
-    target = repo_dir / rel
-    parts = Path(rel).parts
-    if not parts or Path(rel).is_absolute() or ".." in parts or parts[0] == ".git":
+    """Whether writing `rel` could land outside the tree, in .git, or through a symbolic link."""
+    if unsafe_path_reason(rel) is not None:
         return True
-    for depth in range(1, len(parts) + 1):
-        if (repo_dir.joinpath(*parts[:depth])).is_symlink():
-            return True
-    return not target.parent.resolve().is_relative_to(root)
+    parts = Path(rel).parts
+    if any(repo_dir.joinpath(*parts[:depth]).is_symlink() for depth in range(1, len(parts) + 1)):
+        return True
+    return not (repo_dir / rel).parent.resolve().is_relative_to(repo_dir.resolve())
 
 
 def write_fills(repo_dir: Path, objects: Path, fills: list[BinaryFill]) -> str:
