@@ -140,21 +140,27 @@ def test_collect_says_each_setup_step_off_a_terminal_and_records_it(tmp_path: Pa
     assert record["tests_skipped"] == 0 and record["modules_unimportable"] == 0 and record["files_cut"] == []
 
 
-def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
-    # tomlkit: tests/test_toml_tests.py reads the toml-test suite, a git submodule no clone checks out.
+def _setup_with_absent_submodule(tmp_path: Path, module: str, source: str, submodule: str):
+    """Setup of a repository with two plain test modules, `module` (which needs `submodule`) and
+    that submodule recorded in the tree but absent, as in every clone."""
     from tests.gitrepo import git
 
     repo = tmp_path / "r"
-    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'toml-test', 'tests'))\n\n" \
-             "def test_cases():\n    assert CASES\n"
     init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
-                     "tests/test_toml_tests.py": reader,
-                     ".gitmodules": '[submodule "tests/toml-test"]\n\tpath = tests/toml-test\n\turl = x\n'},
+                     module: source,
+                     ".gitmodules": f'[submodule "{submodule}"]\n\tpath = {submodule}\n\turl = x\n'},
               date="2024-06-01T00:00:00Z")
     head = git(repo, "rev-parse", "HEAD")
-    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},tests/toml-test")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},{submodule}")
     git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
-    result = setup_repository(repo, memory=False, max_iterations=1)
+    return setup_repository(repo, memory=False, max_iterations=1)
+
+
+def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
+    # tomlkit: tests/test_toml_tests.py reads the toml-test suite, a git submodule no clone checks out.
+    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'toml-test', 'tests'))\n\n" \
+             "def test_cases():\n    assert CASES\n"
+    result = _setup_with_absent_submodule(tmp_path, "tests/test_toml_tests.py", reader, "tests/toml-test")
     assert result.success, result.summary()
     assert result.unimportable_modules == [] and result.tests_run == 12
     assert any("tests/test_toml_tests.py could not import for want of a git submodule" in n for n in result.spec.notes)
@@ -163,20 +169,10 @@ def test_a_test_module_that_needs_an_absent_submodule_is_the_clones_fault(tmp_pa
 def test_a_test_module_that_raises_its_own_error_for_an_absent_submodule_is_the_clones_fault(tmp_path: Path) -> None:
     # referencing: the module looks for its submodule and raises an error of its own, whose report
     # names no path; its source names the submodule's path in a string.
-    from tests.gitrepo import git
-
-    repo = tmp_path / "r"
     reader = ("from pathlib import Path\n\n\nclass SuiteNotFound(Exception):\n    pass\n\n\n"
               "SUITE = Path(__file__).parent.parent / \"suite/tests\"\nif not SUITE.is_dir():\n"
               "    raise SuiteNotFound()\n\n\ndef test_cases():\n    assert SUITE\n")
-    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_a.py": FAST, "tests/test_b.py": FAST.replace("fast", "b"),
-                     "tests/test_suite.py": reader,
-                     ".gitmodules": '[submodule "suite"]\n\tpath = suite\n\turl = x\n'},
-              date="2024-06-01T00:00:00Z")
-    head = git(repo, "rev-parse", "HEAD")
-    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},suite")
-    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
-    result = setup_repository(repo, memory=False, max_iterations=1)
+    result = _setup_with_absent_submodule(tmp_path, "tests/test_suite.py", reader, "suite")
     assert result.success, result.summary()
     assert result.unimportable_modules == [] and result.tests_run == 12
     assert any("tests/test_suite.py could not import for want of a git submodule" in n for n in result.spec.notes)
