@@ -3,11 +3,13 @@ row whose repository is at hand, as a user runs `issuebench eval`.
 
     .venv/bin/python benchmarks/multilang_pass.py --rows swe-bench-multimodal-dev.jsonl \\
         --rows swe-bench-multilingual-test.jsonl --repos CLONES --output OUT --home NEW_HOME \\
-        [--workers 2] [--repo owner/name ...] [--per-repo N] [--report-only]
+        [--workers 2] [--repo owner/name ...] [--skip-per-repo K] [--per-repo N] [--report-only]
 
 A row is at hand when CLONES/owner__name holds its base commit. Rows not at hand are counted per
 repository with the reason (no clone; base commit missing; an empty FAIL_TO_PASS no run can
-grade). Steps, each an `issuebench eval` child, resumable (a run id is resumed by eval itself):
+grade); `--skip-per-repo K --per-repo N` takes rows K+1..K+N of each repository (the first K ran in
+an earlier pass). The commit each run started from goes in the report. Steps, each an
+`issuebench eval` child, resumable (a run id is resumed by eval itself):
 1. gold, cold: every environment is built here, in NEW_HOME;
 2. empty: empty patches (no test runs; each must be `empty`);
 3. no-op: a new file at the root that fixes nothing; the environments are warm, so its
@@ -50,12 +52,14 @@ def has_commit(clone: Path, commit: str) -> bool:
                           capture_output=True).returncode == 0
 
 
-def select(rows_files: list[Path], clones: Path, repos: list[str],
-           per_repo: int | None = None) -> tuple[list[dict], list[tuple[dict, str]]]:
+def select(rows_files: list[Path], clones: Path, repos: list[str], per_repo: int | None = None,
+           skip_per_repo: int = 0) -> tuple[list[dict], list[tuple[dict, str]]]:
     """(rows at hand, [(row, why not)]); with `per_repo`, the first N at hand of each repository in
-    the files' order (a subset fixed before any result, not chosen by one)."""
+    the files' order (a subset fixed before any result, not chosen by one), after the first
+    `skip_per_repo` (those an earlier pass ran)."""
     at_hand, misses = [], []
     taken: dict[str, int] = defaultdict(int)
+    skipped: dict[str, int] = defaultdict(int)
     for path in rows_files:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
@@ -69,6 +73,9 @@ def select(rows_files: list[Path], clones: Path, repos: list[str],
                 misses.append((row, "base commit not in the fetched snapshot (nor its pull-request refs)"))
             elif f2p in ([], "[]", "", None):
                 misses.append((row, "the row's FAIL_TO_PASS is empty: any patch would resolve it, eval refuses it"))
+            elif skipped[row["repo"]] < skip_per_repo:
+                skipped[row["repo"]] += 1
+                misses.append((row, f"run in an earlier pass (--skip-per-repo {skip_per_repo})"))
             elif per_repo is not None and taken[row["repo"]] >= per_repo:
                 misses.append((row, f"left out by --per-repo {per_repo}"))
             else:
@@ -152,7 +159,9 @@ def report(rows: list[dict], misses: list[tuple[dict, str]], res: dict[str, dict
             totals[key] += value
     lines.append(f"| all | | {totals['rows']} | {_pct(totals['gold'], totals['rows'])} | {totals['empty']} | "
                  f"{totals['noop']} | | | |")
-    lines += ["", "Wall time per step: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in walls.items()), "",
+    steps = {k: v for k, v in walls.items() if k in STEPS}
+    lines += ["", "Wall time per step: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in steps.items()),
+              "", "Commit: " + (", ".join(f"`{c}`" for c in walls.get("commits", [])) or "not recorded"), "",
               "Misses (one line each):", ""]
     for row in rows:
         got = res["gold"].get(row["instance_id"])
@@ -168,6 +177,15 @@ def report(rows: list[dict], misses: list[tuple[dict, str]], res: dict[str, dict
     return "\n".join(lines) + "\n"
 
 
+def code_commit() -> str:
+    """The project's commit, marked when its tree holds uncommitted changes."""
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return head + (" (modified tree)" if dirty else " (clean tree)")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=Path, action="append", required=True)
@@ -178,6 +196,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--repo", action="append", default=[])
     parser.add_argument("--per-repo", type=int, default=None, help="the first N rows at hand per repository")
+    parser.add_argument("--skip-per-repo", type=int, default=0,
+                        help="leave out the first K rows at hand per repository (an earlier pass's)")
     parser.add_argument("--report-only", action="store_true")
     return parser.parse_args(argv)
 
@@ -185,13 +205,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
-    rows, misses = select(args.rows, args.clones, args.repo, args.per_repo)
+    rows, misses = select(args.rows, args.clones, args.repo, args.per_repo, args.skip_per_repo)
     rows_file = args.output / "rows.jsonl"
     rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     ids = [r["instance_id"] for r in rows]
     walls_path = args.output / "walls.json"
     walls = json.loads(walls_path.read_text()) if walls_path.is_file() else {}
     if not args.report_only:
+        walls.setdefault("commits", [])
+        if code_commit() not in walls["commits"]:
+            walls["commits"].append(code_commit())   # a resumed pass from other code says so
         for step in STEPS:
             walls[step] = walls.get(step, 0.0) + run_step(args, step, rows_file, ids)
             walls_path.write_text(json.dumps(walls))
