@@ -44,6 +44,25 @@ def test_tox_ini_only(tmp_path: Path) -> None:
     assert plan.spec.install == [EDITABLE_INSTALL]
 
 
+def test_workflow_pip_words_split_as_the_shell_splits_them(tmp_path: Path) -> None:
+    """typeguard's CI: `pip install "pip >= 25.1"` is one quoted word (split on spaces, `25.1"`
+    became a requirement no installer parses and every build failed), and `--group test` names a
+    dependency group, not a package called test."""
+    workflow = """
+jobs:
+  test:
+    steps:
+      - run: python -m pip install "pip >= 25.1"
+      - run: pip install --group test -e .
+      - run: pip install -i https://example.org/simple 'mypy >= 1.2; python_version < "3.12"' ; echo done
+"""
+    facts, plan = _plan(tmp_path, {".github/workflows/test.yml": workflow,
+                                   "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
+    assert facts.test_requires == ['mypy >= 1.2; python_version < "3.12"']
+    names = _names(plan.spec.packages)
+    assert None not in names and "test" not in names
+
+
 def test_github_workflow_only(tmp_path: Path) -> None:
     workflow = """
 name: ci

@@ -3,7 +3,9 @@ test requirements)."""
 
 from __future__ import annotations
 
+import itertools
 import re
+import shlex
 from typing import Any
 
 import yaml
@@ -162,16 +164,16 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
     if pip:
         # A CI variable (`sympy-${{ env.release_version }}`) names nothing installable here.
         words = re.sub(r"\S*\$\{\{[^}]*\}\}\S*|\S*\$\{?\w+\}?\S*", " ", pip.group(1).split(" #", 1)[0])
-        tokens = re.split(r"\s+", words.split("&&")[0].split(";")[0].strip())
+        tokens = _shell_words(words)
         skip_next = False
         for i, token in enumerate(tokens):
             if skip_next:
                 skip_next = False
                 continue
-            if token in ("-r", "--requirement", "-c", "--constraint") and i + 1 < len(tokens):
-                if token in ("-r", "--requirement"):
-                    _add_requirement_token("-r " + tokens[i + 1], facts, tree)
-                skip_next = True
+            if token in ("-r", "--requirement") and i + 1 < len(tokens):
+                _add_requirement_token("-r " + tokens[i + 1], facts, tree)
+            if token in _PIP_VALUE_OPTIONS:
+                skip_next = True   # `--group test` names a group, `-i URL` an index: no package
                 continue
             if token == "-e":
                 continue
@@ -184,6 +186,26 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
         return
     if _TEST_CMD.search(line) and not line.startswith("#"):
         facts.test_commands.append(line)
+
+
+# pip install's options that take the next word as their value.
+_PIP_VALUE_OPTIONS = frozenset({
+    "-r", "--requirement", "-c", "--constraint", "--group", "-i", "--index-url", "--extra-index-url",
+    "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--platform", "--python-version",
+    "--implementation", "--abi", "--only-binary", "--no-binary", "--upgrade-strategy", "--progress-bar",
+    "--trusted-host", "--src", "--python", "--config-settings", "-C", "--global-option"})
+
+
+def _shell_words(text: str) -> list[str]:
+    """The words of a command line's first command as the shell splits them (`"pip >= 25.1"` is
+    one word, a `;` inside quotes ends nothing); whitespace-split when its quotes do not pair up."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:
+        return text.split("&&")[0].split(";")[0].split()
+    return list(itertools.takewhile(lambda word: word.strip(";&|") != "", words))
 
 
 def read_docs(path: str, text: str, facts: Facts) -> None:
