@@ -63,6 +63,15 @@ jobs:
     assert None not in names and "test" not in names
 
 
+def test_a_word_no_installer_parses_is_no_requirement() -> None:
+    from issuebench.setup.requirements import clean_requirement
+
+    for torn in ('25.1"', "pytest>=", "six>>1", 'mypy; python_version < "3.12'):
+        assert clean_requirement(torn) is None, torn
+    for kept in ("foo (>=1.0)", 'pytest>=3; python_version < "3.8"', "pkg[extra]>=2,<3", "zope.interface"):
+        assert clean_requirement(kept) == kept
+
+
 def test_github_workflow_only(tmp_path: Path) -> None:
     workflow = """
 name: ci

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from issuebench.setup.data import canonical_name, is_ignored_tool
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
@@ -34,6 +36,10 @@ def clean_requirement(req: str) -> str | None:
         return None             # a file named where a requirement was expected (`pip install reqs.txt`)
     if "/" in re.split(r"[;<>=!~\s]", text, maxsplit=1)[0]:
         return None             # a local folder (`plugins/sqlfluff-plugin-example`, `dist/`)
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return None             # a word torn out of a command line (`25.1"`): no installer takes it
     return text
 
 
