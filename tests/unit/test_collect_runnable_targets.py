@@ -78,3 +78,21 @@ def test_a_patch_of_test_modules_keeps_the_recipe(tmp_path: Path) -> None:
     modules_only = task.model_copy(update={"test_patch": "diff --git a/tests/test_x.py b/tests/test_x.py\n"})
     row = _row(tmp_path, modules_only)
     assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "paths"
+
+
+def test_a_test_module_the_patch_deletes_is_no_target(tmp_path: Path) -> None:
+    """vulture moved tests/test_unreachable.py's tests into a new module: pytest, handed the
+    deleted path, reported it not found and ran nothing."""
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"tests/test_old.py": "def test_old():\n    pass\n"})
+    git(repo, "rm", "-q", "tests/test_old.py")
+    (repo / "tests").mkdir(exist_ok=True)
+    (repo / "tests" / "test_new.py").write_text("def test_new():\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "move the tests")
+    test_patch = diff_between(repo, base, "HEAD")
+    git(repo, "checkout", "-q", base)
+    row = _row(tmp_path, Task(instance_id="o__r-2", repo="o/r", base_commit=base, patch="", test_patch=test_patch))
+    assert row.env is not None and row.env.test_cmd == "pytest -rA tests/test_new.py"
+    done = _run(repo, row)
+    assert done.returncode == 0 and "PASSED tests/test_new.py::test_new" in done.stdout

@@ -4,8 +4,10 @@ The harness passes a test patch's files to the test command the way the referenc
 out only a few data suffixes. A Python suite whose fixtures are other files (chardet's
 `tests/UTF-32LE/plane1-utf-32le.html`, which its test.py turns into test cases) then hands pytest
 a path it cannot collect: `ERROR: not found`, nothing runs, and the task is refused for a run
-that never happened. A row made here names its targets itself instead: the test modules among
-the files, or none (the whole suite, as the runner's configuration finds it).
+that never happened; so does a test module the patch deletes (vulture's move of
+`tests/test_unreachable.py` into a new module). A row made here names its targets itself
+instead: the test modules among the files that remain, or none (the whole suite, as the runner's
+configuration finds it).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 
 from issuebench.harness import test_targets
 from issuebench.models import EnvSpec
+from issuebench.patch import PatchParseError, parse_patch
 
 _PYTHON_MODULE = ".py"
 
@@ -24,11 +27,19 @@ def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
     if spec.kind != "python" or spec.test_directives != "paths":
         return spec
     targets = test_targets(spec, test_patch)
-    modules = [t for t in targets if t.endswith(_PYTHON_MODULE)]
+    deleted = _deleted_files(test_patch)
+    modules = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted]
     if modules == targets:
         return spec
     command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in modules)])
-    note = "validate: the test patch's data files are not test targets: " + (
+    note = "validate: the test patch's data files and deleted files are not test targets: " + (
         "its test modules run" if modules else "the whole suite runs")
     return spec.model_copy(update={"test_cmd": command, "test_directives": "none",
                                    "notes": [*spec.notes, note]})
+
+
+def _deleted_files(test_patch: str) -> set[str]:
+    try:
+        return {f.path_old for f in parse_patch(test_patch) if f.is_deleted and f.path_old}
+    except PatchParseError:
+        return set()   # an unreadable patch fails to apply later, with its own reason
