@@ -96,3 +96,18 @@ def test_a_test_module_the_patch_deletes_is_no_target(tmp_path: Path) -> None:
     assert row.env is not None and row.env.test_cmd == "pytest -rA tests/test_new.py"
     done = _run(repo, row)
     assert done.returncode == 0 and "PASSED tests/test_new.py::test_new" in done.stdout
+
+
+def test_a_conftest_only_patch_runs_the_suite(tmp_path: Path) -> None:
+    """sqlparse changed only tests/conftest.py: pytest, handed it, collected nothing."""
+    repo = tmp_path / "repo"
+    base = init_repo(repo, {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef n():\n    return 1\n",
+                            "tests/test_n.py": "def test_n(n):\n    assert n == 2\n"})
+    (repo / "tests" / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture\ndef n():\n    return 2\n")
+    git(repo, "commit", "-q", "-am", "the fixture's new value")
+    test_patch = diff_between(repo, base, "HEAD")
+    git(repo, "checkout", "-q", base)
+    row = _row(tmp_path, Task(instance_id="o__r-3", repo="o/r", base_commit=base, patch="", test_patch=test_patch))
+    assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
+    done = _run(repo, row)
+    assert done.returncode == 0 and "PASSED tests/test_n.py::test_n" in done.stdout

@@ -4,10 +4,10 @@ The harness passes a test patch's files to the test command the way the referenc
 out only a few data suffixes. A Python suite whose fixtures are other files (chardet's
 `tests/UTF-32LE/plane1-utf-32le.html`, which its test.py turns into test cases) then hands pytest
 a path it cannot collect: `ERROR: not found`, nothing runs, and the task is refused for a run
-that never happened; so does a test module the patch deletes (vulture's move of
-`tests/test_unreachable.py` into a new module). A row made here names its targets itself
-instead: the test modules among the files that remain, or none (the whole suite, as the runner's
-configuration finds it).
+that never happened; so do a test module the patch deletes (vulture's move of
+`tests/test_unreachable.py` into a new module) and a patch that changes only a `conftest.py`.
+A row made here names its targets itself instead: the test modules among the files that remain,
+or none (the whole suite, as the runner's configuration finds it).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from issuebench.models import EnvSpec
 from issuebench.patch import PatchParseError, parse_patch
 
 _PYTHON_MODULE = ".py"
+# Python files that hold no tests of their own: handed only these (sqlparse's conftest-only test
+# patch), pytest collects nothing; the tests that use them are elsewhere in the suite.
+_NEVER_TEST_MODULES = frozenset({"conftest.py", "__init__.py"})
 
 
 def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
@@ -28,7 +31,8 @@ def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
         return spec
     targets = test_targets(spec, test_patch)
     deleted = _deleted_files(test_patch)
-    modules = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted]
+    modules = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted
+               and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES]
     if modules == targets:
         return spec
     command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in modules)])
