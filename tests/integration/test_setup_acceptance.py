@@ -176,3 +176,16 @@ def test_a_test_module_that_raises_its_own_error_for_an_absent_submodule_is_the_
     assert result.success, result.summary()
     assert result.unimportable_modules == [] and result.tests_run == 12
     assert any("tests/test_suite.py could not import for want of a git submodule" in n for n in result.spec.notes)
+
+
+def test_unittest_discovery_takes_the_repositorys_own_file_pattern(tmp_path: Path) -> None:
+    """mkdocs names its test files *_tests.py and runs `unittest discover -p "*tests.py"` from a
+    hatch script: discovery's default test*.py found nothing, and every attempt ran 0 tests."""
+    cases = "import unittest\n\n\nclass CoreTests(unittest.TestCase):\n" + "".join(
+        f"    def test_{i}(self):\n        self.assertEqual({i} + 1, {i + 1})\n\n" for i in range(6))
+    pyproject = "[tool.hatch.envs.test.scripts]\ntest = 'python -m unittest discover -s pkg -p \"*tests.py\"'\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": pyproject, "pkg/__init__.py": "", "pkg/tests/__init__.py": "",
+                               "pkg/tests/core_tests.py": cases}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert (result.tests_run, result.tests_passed) == (6, 6)

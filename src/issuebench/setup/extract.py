@@ -12,7 +12,14 @@ import re
 import sys
 from typing import Any
 
-from issuebench.setup.extract_tools import read_ci, read_docs, read_makefile, read_noxfile, read_tox
+from issuebench.setup.extract_tools import (
+    read_ci,
+    read_docs,
+    read_makefile,
+    read_noxfile,
+    read_tox,
+    runs_tests,
+)
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
@@ -178,16 +185,30 @@ def _read_poetry(poetry: dict[str, Any], facts: Facts) -> None:
 
 def _read_other_tools(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
     """hatch's test environments, pdm's dev groups, tox's ini kept in the pyproject."""
+    envs = tool.get("hatch", {}).get("envs", {})
     for env in ("test", "tests", "default"):
-        hatch = tool.get("hatch", {}).get("envs", {}).get(env, {})
+        hatch = envs.get(env, {})
         facts.test_requires += [r for r in hatch.get("dependencies", []) if isinstance(r, str)]
         facts.wanted_extras += hatch.get("features", [])
+    facts.test_commands += _hatch_test_commands(envs)
     for group, reqs in tool.get("pdm", {}).get("dev-dependencies", {}).items():
         if group.lower() in TEST_EXTRAS:
             facts.test_requires += [r for r in reqs if isinstance(r, str)]
     legacy = tool.get("tox", {}).get("legacy_tox_ini")
     if legacy:
         read_tox(legacy, facts, tree)
+
+
+def _hatch_test_commands(envs: dict[str, Any]) -> list[str]:
+    """The test commands among hatch's scripts, the repository's own (mkdocs: `python -m unittest
+    discover -s mkdocs -p "*tests.py"`)."""
+    commands = []
+    for env in envs.values():
+        scripts = env.get("scripts", {}) if isinstance(env, dict) else {}
+        for script in scripts.values() if isinstance(scripts, dict) else []:
+            lines_ = [script] if isinstance(script, str) else script if isinstance(script, list) else []
+            commands += [c for c in lines_ if isinstance(c, str) and runs_tests(c)]
+    return commands
 
 
 def _optional(value: Any) -> bool:

@@ -28,6 +28,11 @@ _TEST_CMD = re.compile(r"(\bpy\.?test\b|python\d?(\.\d+)? -m (pytest|unittest|no
                        r"setup\.py test\b|\btrial\b)")
 
 
+def runs_tests(command: str) -> bool:
+    """Whether a command line runs a Python test runner."""
+    return bool(_TEST_CMD.search(command))
+
+
 # tox factors that name a Python or the plain test run; any other factor (numpy, twisted, freeze,
 # oldattrs, ...) marks a variant whose extra dependencies the ordinary test run does not need and
 # whose pins (an old attrs, say) contradict the main run's.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import configparser
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,24 @@ class Facts:
         names = {requirement_name(r) for r in self.all_test_requirements()}
         return (self.pytest_configured or "pytest" in names
                 or any(re.search(r"py\.?test", c) for c in self.test_commands))
+
+    @property
+    def unittest_pattern(self) -> str | None:
+        """The file pattern of the repository's own `unittest discover` (mkdocs: `-p "*tests.py"`,
+        files discovery's default `test*.py` never finds), if it names one."""
+        for command in self.test_commands:
+            if "unittest" not in command or "discover" not in command:
+                continue
+            try:
+                words = shlex.split(command)
+            except ValueError:
+                words = command.split()
+            for i, word in enumerate(words):
+                if word in ("-p", "--pattern") and i + 1 < len(words):
+                    return words[i + 1]
+                if word.startswith("--pattern="):
+                    return word.split("=", 1)[1]
+        return None
 
     def all_test_requirements(self) -> list[str]:
         chosen = [e for e in self.extras if e.lower() in TEST_EXTRAS[:3]] or \

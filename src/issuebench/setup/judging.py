@@ -8,6 +8,7 @@ and ids it cannot find get a second run without them.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         command = plan.suite_command + (KEEP_GOING if plan.runner == "pytest" else "")
         run = judge(runner, built, plan, command, "whole suite", tree)
         files = suite_files(plan, facts, tree)
-        run.defined_tests = defined_tests(built.workspace, files or [p for p in tree.files() if _UNITTEST_FILE.search(p)])
+        run.defined_tests = defined_tests(built.workspace, files or unittest_files(tree, plan.unittest_pattern))
         if run.statuses or "\n[timeout]" not in run.log or len(files) <= SAMPLE_FILES // 2:
             return run, ""
         # The whole suite outran the test timeout before printing a result: judge a few files.
@@ -75,6 +76,13 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
 
 # unittest discovery's default pattern, test*.py.
 _UNITTEST_FILE = re.compile(r"(^|/)test[^/]*\.py$")
+
+
+def unittest_files(tree: SourceTree, pattern: str | None) -> list[str]:
+    """The files unittest discovery would import: its default test*.py, or the repository's pattern."""
+    if pattern:
+        return [p for p in tree.files() if fnmatch.fnmatch(p.rsplit("/", 1)[-1], pattern)]
+    return [p for p in tree.files() if _UNITTEST_FILE.search(p)]
 # A test function or method as written (parametrization and classes can only add to the count).
 _TEST_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+test", re.MULTILINE)
 

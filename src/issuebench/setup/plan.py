@@ -31,6 +31,7 @@ class Plan:
     test_args: list[str] = field(default_factory=list)   # appended to test_cmd for the full suite
     pythons: list[str] = field(default_factory=list)     # candidate Pythons, preferred first
     origin: str = "extracted"
+    unittest_pattern: str | None = None       # discovery's file pattern, when not its test*.py
 
     @property
     def suite_command(self) -> str:
@@ -38,7 +39,8 @@ class Plan:
             # Only a start folder carries over to unittest discovery; pytest options do not.
             start = ["-s", self.test_args[0], "-t", "."] if self.test_args and not \
                 self.test_args[0].startswith("-") else []
-            return " ".join(["python -m unittest discover -v", *start])
+            pattern = ["-p", shlex.quote(self.unittest_pattern)] if self.unittest_pattern else []
+            return " ".join(["python -m unittest discover -v", *start, *pattern])
         return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args)])
 
     def built_spec(self) -> EnvSpec:
@@ -52,7 +54,8 @@ class Plan:
         return Plan(spec=self.spec.model_copy(update=spec_changes, deep=True),
                     runner=str(rest.get("runner", self.runner)),
                     test_args=list(rest.get("test_args", self.test_args)),  # type: ignore[call-overload]
-                    pythons=list(self.pythons), origin=str(rest.get("origin", self.origin)))
+                    pythons=list(self.pythons), origin=str(rest.get("origin", self.origin)),
+                    unittest_pattern=self.unittest_pattern)
 
 
 def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: list[str]) -> Plan:
@@ -97,7 +100,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
                   REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]],
     )
-    return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons)
+    return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
+                unittest_pattern=facts.unittest_pattern)
 
 
 # The environment's editable install compiled the base commit's extensions in place; a patch that
