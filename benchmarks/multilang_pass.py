@@ -134,14 +134,16 @@ def report(rows: list[dict], misses: list[tuple[dict, str]], res: dict[str, dict
     by_repo: dict[str, list[dict]] = defaultdict(list)
     for row in rows:
         by_repo[row["repo"]].append(row)
-    lines = ["| language | repository | rows at hand | gold resolved | empty resolved | no-op resolved | "
-             "cold env build s (median per version) | disk per env MB (median) | warm s per instance (median) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| language | repository | rows at hand | gold resolved | gold needs network | empty resolved | "
+             "no-op resolved | cold env build s (median per version) | disk per env MB (median) | "
+             "warm s per instance (median) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     totals = defaultdict(int)
     for repo in sorted(by_repo, key=lambda r: (language(by_repo[r][0]), r)):
         group = by_repo[repo]
         ids = [r["instance_id"] for r in group]
         gold = sum(bool(res["gold"].get(i, {}).get("resolved")) for i in ids)
+        network = sum(res["gold"].get(i, {}).get("status") == "needs_network" for i in ids)
         empty = sum(bool(res["empty"].get(i, {}).get("resolved")) for i in ids)
         noop = sum(bool(res["noop"].get(i, {}).get("resolved")) for i in ids)
         per_version: dict[str, list[float]] = defaultdict(list)
@@ -153,12 +155,16 @@ def report(rows: list[dict], misses: list[tuple[dict, str]], res: dict[str, dict
                 disks.append(record["disk_mb"] or 0)
         cold = [statistics.median(v) for v in per_version.values()]
         warm = [sum(res["noop"][i].get("durations", {}).values()) for i in ids if i in res["noop"]]
-        lines.append(f"| {language(group[0])} | {repo} | {len(group)} | {_pct(gold, len(group))} | {empty} | {noop} | "
-                     f"{_median(cold)} | {_median(disks)} | {_median(warm)} |")
-        for key, value in (("rows", len(group)), ("gold", gold), ("empty", empty), ("noop", noop)):
+        lines.append(f"| {language(group[0])} | {repo} | {len(group)} | {_pct(gold, len(group))} | {network} | "
+                     f"{empty} | {noop} | {_median(cold)} | {_median(disks)} | {_median(warm)} |")
+        for key, value in (("rows", len(group)), ("gold", gold), ("network", network), ("empty", empty),
+                           ("noop", noop)):
             totals[key] += value
-    lines.append(f"| all | | {totals['rows']} | {_pct(totals['gold'], totals['rows'])} | {totals['empty']} | "
-                 f"{totals['noop']} | | | |")
+    lines.append(f"| all | | {totals['rows']} | {_pct(totals['gold'], totals['rows'])} | {totals['network']} | "
+                 f"{totals['empty']} | {totals['noop']} | | | |")
+    lines += ["", "Gold resolved of the rows that can run offline (those whose only failing tests fetch from "
+              "the internet apart, `needs_network`): "
+              + _pct(totals["gold"], totals["rows"] - totals["network"])]
     steps = {k: v for k, v in walls.items() if k in STEPS}
     lines += ["", "Wall time per step: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in steps.items()),
               "", "Commit: " + (", ".join(f"`{c}`" for c in walls.get("commits", [])) or "not recorded"), "",

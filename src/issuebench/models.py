@@ -108,6 +108,9 @@ class EnvSpec(BaseModel):
     env_vars: dict[str, str] = Field(default_factory=dict)
     # Tasks of this spec talk to the internet in their tests; offline they get status needs_network.
     needs_network: bool = False
+    # Tests of the repository known to fetch from the internet (p5.js's loadJSON example): a run
+    # whose only failing graded tests are among them gets status needs_network, never resolved.
+    network_tests: list[str] = Field(default_factory=list)
     # Debian packages the environment needs from the system (shared libraries that conda would
     # have brought along); `issuebench envs system-deps` installs them, the build checks them.
     system_packages: list[str] = Field(default_factory=list)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from issuebench.grading import explain_grade, grade
 from issuebench.harness.runner_report import disagreements
-from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task
+from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task, TestsStatus
 from issuebench.parsers import get_parser
 
 STRICT_REACHES_IN = "patch_reaches_into_the_test_run"
@@ -47,4 +47,15 @@ def graded(report: InstanceReport, task: Task, spec: EnvSpec, run, *, strict: bo
         report = report.model_copy(update={
             "status": InstanceStatus.NEEDS_NETWORK,
             "reason": "the task's tests need the internet, which the sandbox does not give: " + report.reason})
+    elif not g.resolved and _only_network_tests_fail(g.tests_status, spec.network_tests):
+        report = report.model_copy(update={
+            "status": InstanceStatus.NEEDS_NETWORK,
+            "reason": "only tests that fetch from the internet fail (the sandbox gives none; the recipe "
+                      "names them): " + report.reason})
     return report
+
+
+def _only_network_tests_fail(tests_status: TestsStatus, network_tests: list[str]) -> bool:
+    """Whether every graded test that failed is one the recipe names as fetching from the internet."""
+    failing = [*tests_status.FAIL_TO_PASS.failure, *tests_status.PASS_TO_PASS.failure]
+    return bool(network_tests) and bool(failing) and set(failing) <= set(network_tests)
