@@ -57,10 +57,7 @@ class Facts:
         for command in self.test_commands:
             if "unittest" not in command or "discover" not in command:
                 continue
-            try:
-                words = shlex.split(command)
-            except ValueError:
-                words = command.split()
+            words = split_command(command)
             for i, word in enumerate(words):
                 if word in ("-p", "--pattern") and i + 1 < len(words):
                     return words[i + 1]
@@ -117,3 +114,11 @@ def classifier_versions(classifiers: Any) -> set[str]:
         if match:
             out.add(match.group(1))
     return out
+
+
+def split_command(command: str) -> list[str]:
+    """A command line's words as the shell splits them; split on spaces when its quotes do not pair."""
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()

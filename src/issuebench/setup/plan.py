@@ -11,6 +11,7 @@ from issuebench.models import EnvSpec
 from issuebench.setup.cython_sources import CYTHON, cythonize_commands, missing_cython_outputs
 from issuebench.setup.data import canonical_name
 from issuebench.setup.extract import Facts
+from issuebench.setup.facts import split_command
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
 from issuebench.setup.source import SourceTree
 
@@ -176,10 +177,7 @@ def _pytest_words(command: str, dirs: set[str], tree: SourceTree) -> tuple[list[
     """(paths, kept options) of a pytest command line, or None when it runs no pytest."""
     if not re.search(r"py\.?test", command):
         return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+    words = split_command(command)
     start = next((i for i, w in enumerate(words) if re.search(r"py\.?test$", w)), None)
     if start is None:
         return None
