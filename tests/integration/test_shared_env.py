@@ -18,7 +18,7 @@ from issuebench.datasets import gold_predictions
 from issuebench.envs import find_python
 from issuebench.harness import EvalOptions, build_context, run_evaluation
 from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task
-from tests.gitrepo import commit_files, init_repo
+from tests.gitrepo import commit_files, diff_between, init_repo
 
 pytestmark = [pytest.mark.slow, pytest.mark.network]
 
@@ -108,3 +108,24 @@ def test_a_commit_whose_declarations_the_helper_cannot_read_is_not_graded(tmp_pa
     assert report.status is InstanceStatus.ENV_FAILED
     assert "the commit's declared requirements could not be read" in report.reason
     assert "can't open file" in report.reason
+
+
+def test_a_patch_that_declares_a_new_requirement_gets_it_for_its_run(tmp_path, monkeypatch):
+    """pylint-4661's fix adds appdirs to install_requires and imports it; the reference installs the
+    patched project before its tests. The no-op patch, which declares nothing, gets no layer."""
+    python, repo = _setup(tmp_path, monkeypatch)
+    base = init_repo(repo, {"setup.py": SETUP.format("[]"), "acme/__init__.py": "def f():\n    return 0\n",
+                            "tests/test_f.py": "from acme import f\n\n\ndef test_f():\n    assert f() == 1\n"})
+    fixed = commit_files(repo, {"setup.py": SETUP.format('["six"]'),
+                                "acme/__init__.py": "import six\n\n\ndef f():\n    return 1\n"}, "fix f with six")
+    gold = diff_between(repo, base, fixed)
+    spec = EnvSpec(python=python, packages=["pytest"], install=["python -m pip install -e ."],
+                   test_cmd="pytest -rA tests", seed_pip=True)
+    task = Task(instance_id="acme__calc-7", repo="acme/calc", base_commit=base, version="0.1", env=spec,
+                patch=gold, FAIL_TO_PASS=["tests/test_f.py::test_f"])
+    (report,) = _evaluate(tmp_path, "patched-requirements", [task])
+    assert report.status is InstanceStatus.RESOLVED, report.reason
+    note = next(n for n in report.notes if "patched project declares" in n)
+    assert "six" in note and "wheels only" in note
+    env_dir = tmp_path / "home" / "envs" / report.env_hash
+    assert not list(env_dir.glob("lib/python*/site-packages/six*"))   # the environment stays as built

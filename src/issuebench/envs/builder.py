@@ -80,6 +80,13 @@ class EnvBuilder:
         """What one run in `env` needs beyond it, by the env's kind (kinds.RunPreparation)."""
         return self.kind(env.spec.kind).prepare_run(env, workspace)
 
+    def prepare_patched_run(self, env: Any, workspace: Path, prep: RunPreparation) -> RunPreparation:
+        """`prep` for the workspace as the patches left it: a kind that reads the project's declared
+        requirements again (Python's) adds what the patches declare; the others keep `prep`."""
+        kind = self.kind(env.spec.kind)
+        again = getattr(kind, "prepare_patched_run", None)
+        return again(env, workspace, prep) if again is not None else prep
+
     def kind(self, name: str) -> EnvKind:
         with self._rebuilt_lock:
             if name not in self._kinds:

@@ -118,7 +118,20 @@ def declaring_blobs(ws: Path) -> dict[str, str]:
     return out
 
 
-def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer | None, str | None]:
+def worktree_blobs(ws: Path) -> dict[str, str]:
+    """Blob ids of the declaring files as the workspace's files are now (after a patch)."""
+
+    out = {}
+    for name in _DECLARING_FILES:
+        if (ws / name).is_file():
+            proc = git(ws, "hash-object", "--", name, check=False)
+            if proc.returncode == 0:
+                out[name] = proc.stdout.strip()
+    return out
+
+
+def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any, *,
+              patched: bool = False) -> tuple[Layer | None, str | None]:
     """instance_layer for a run: nothing for environments not built by our builder. A failure to
     install what is missing becomes a note; the helper that reads the declarations failing raises
     HelperFailed (the caller fails the instance: what the commit needs is then unknown)."""
@@ -127,21 +140,27 @@ def layer_for(env: Any, ws: Path, sandbox: Any, env_builder: Any) -> tuple[Layer
     if uv_env is None or not getattr(env, "manifest", None):
         return None, None
     try:
-        return instance_layer(env, ws, sandbox, uv_env())
+        return instance_layer(env, ws, sandbox, uv_env(), patched=patched)
     except HelperFailed:
         raise
     except (OSError, subprocess.SubprocessError, IssuebenchError) as exc:
         return None, f"the commit's declared requirements could not be checked: {exc}"
 
 
-def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> tuple[Layer | None, str | None]:
+def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str], *,
+                   patched: bool = False) -> tuple[Layer | None, str | None]:
     """The layer this workspace's commit needs on top of `env` (None when it needs nothing), and a
-    note for the result saying what was added or why it could not be."""
+    note for the result saying what was added or why it could not be.
+
+    `patched`: the workspace's files after the patches instead, as the reference's `pip install -e .`
+    after the patch reads them (a fix that adds a requirement and imports it); None when the patches
+    left the declaring files as the commit has them. Its packages are taken as wheels only: a
+    patch names them, and no build of theirs may run outside the sandbox."""
 
     spec: EnvSpec = env.spec
     targets = local_install_targets(spec.install)
-    blobs = declaring_blobs(ws)
-    if not targets or not blobs:
+    blobs = worktree_blobs(ws) if patched else declaring_blobs(ws)
+    if not targets or not blobs or (patched and blobs == declaring_blobs(ws)):
         return None, None
     extras = wanted_extras(targets)
     answers = Path(env.path) / _ANSWERS
@@ -159,15 +178,16 @@ def instance_layer(env: Any, ws: Path, sandbox: Any, uv_env: dict[str, str]) -> 
     missing = known["missing"]
     if not missing:
         return None, None
-    layer, error = _ensure_layer(env, missing, uv_env)
+    layer, error = _ensure_layer(env, missing, uv_env, wheels_only=patched)
     if layer is None and not error:
         return None, None
+    who = "the patched project" if patched else "the project at this commit"
     if layer is None:
-        return None, (f"the project at this commit declares {', '.join(missing)}, which the environment lacks; "
-                      f"installing them failed: {error}")
-    return layer, (f"the project at this commit declares {', '.join(missing)}, which the version's environment "
-                   f"lacks: {', '.join(layer.requirements)} installed as of {env.manifest.get('exclude_newer') or 'today'} "
-                   "into a layer for this commit, as the reference's per-instance install would")
+        return None, f"{who} declares {', '.join(missing)}, which the environment lacks; installing them failed: {error}"
+    return layer, (f"{who} declares {', '.join(missing)}, which the version's environment lacks: "
+                   f"{', '.join(layer.requirements)} installed as of {env.manifest.get('exclude_newer') or 'today'} "
+                   + ("(wheels only) into a layer for this run, as the reference's `pip install -e .` after the patch "
+                      "would" if patched else "into a layer for this commit, as the reference's per-instance install would"))
 
 
 def declared_requirements(env: Any, ws: Path, sandbox: Any,
@@ -194,12 +214,14 @@ def declared_requirements(env: Any, ws: Path, sandbox: Any,
     return requirements, project, ""
 
 
-def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple[Layer | None, str]:
+def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str], *,
+                  wheels_only: bool = False) -> tuple[Layer | None, str]:
     """Install `missing` as of the environment's date into a cached layer folder."""
 
     root = Path(env.path).parent / _LAYERS
     root.mkdir(parents=True, exist_ok=True)
-    name = stable_hash([_LAYER_RULES, env.env_hash, sorted(missing)])[:16]
+    binary = ["--only-binary", ":all:"] if wheels_only else []
+    name = stable_hash([_LAYER_RULES, env.env_hash, sorted(missing), *binary])[:16]
     path = root / name
     if (path / ".done").is_file():
         return Layer(path, (path / ".done").read_text().split("\n")[:-1]), ""
@@ -216,7 +238,8 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
         # second copy of a package it already has in range (a second numpy beside the numba built
         # against the first) ever reaches the path.
         dated = date_args(cutoff, exempt_from_cutoff(env.spec))
-        plan_argv = [uv_command(), "pip", "install", "--dry-run", "--python", str(env.python), *dated, *missing]
+        plan_argv = [uv_command(), "pip", "install", "--dry-run", "--python", str(env.python), *dated, *binary,
+                     *missing]
         proc = subprocess.run(plan_argv, capture_output=True, text=True, env=uv_env, timeout=1800)
         plan = _PLANNED.findall(proc.stdout + proc.stderr) if proc.returncode == 0 else []
         if proc.returncode == 0 and not plan:
@@ -225,8 +248,8 @@ def _ensure_layer(env: Any, missing: list[str], uv_env: dict[str, str]) -> tuple
             return None, (proc.stderr.strip().splitlines() or ["no message"])[-1]
         pins = [f"{name}=={version}" for name, version in plan]
         proc = subprocess.run([uv_command(), "pip", "install", "--target", str(path), "--no-deps", "--python",
-                               str(env.python), *dated, *pins], capture_output=True, text=True, env=uv_env,
-                              timeout=1800)
+                               str(env.python), *dated, *binary, *pins], capture_output=True, text=True,
+                              env=uv_env, timeout=1800)
         if proc.returncode == 0:
             (path / ".done").write_text("\n".join(pins) + "\n")
             return Layer(path, pins), ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from issuebench.envs.dated_install import HelperFailed
 from issuebench.envs.instance_requirements import layer_for
 from issuebench.envs.kinds import RunPreparation
 from issuebench.envs.numerics import with_common_numerics
@@ -35,3 +36,18 @@ class PythonKind:
         if numerics:
             prep.log.append(numerics)
         return prep
+
+    def prepare_patched_run(self, env: Any, workspace: Path, prep: RunPreparation) -> RunPreparation:
+        """`prep` with a layer first on the path for what the patches added to the project's declared
+        requirements (none when they changed no declaring file)."""
+        try:
+            layer, note = layer_for(env, workspace, self.host.sandbox, self.host, patched=True)
+        except HelperFailed as exc:
+            # The patched setup.py gives no answer: the tests run with what the commit declares.
+            layer, note = None, f"the patched project's declared requirements could not be read: {exc}"
+        if layer is None and note is None:
+            return prep
+        binds, run_env = (prep.binds, prep.env) if layer is None else \
+            ([*prep.binds, *layer.binds()], layer.apply(prep.env))
+        return RunPreparation(binds=binds, env=run_env, notes=[*prep.notes, *([note] if note else [])],
+                              log=list(prep.log))

@@ -107,6 +107,11 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
         return run
     if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source):
         return run
+    again = getattr(ctx.env_builder, "prepare_patched_run", None)   # other backends have none
+    if model_patch and model_patch.strip() and again is not None:
+        patched_prep = again(env, ws, run_prep)
+        _note(run, log, *patched_prep.notes[len(run_prep.notes):])
+        run_prep = patched_prep
     return _run_command(task, ctx, spec, env, run_prep, ws, run, log)
 
 
