@@ -32,3 +32,22 @@ def test_a_missing_clone_is_said(tmp_path):
     notes = fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / "none",
                             allow_clone=False)
     assert notes[0].startswith("submodule vendor/lib not filled: no clone of acme/lib")
+
+
+def test_a_file_the_clone_lacks_leaves_the_rest_filled(tmp_path):
+    """A snapshot leaves out files of 4 MiB and more (mbedtls's generated test data): the archive of
+    the whole commit failed, and the submodule folder stayed empty."""
+    lib = tmp_path / "repos" / "acme__lib"
+    old = init_repo(lib, {"include/lib.h": "int v(void);\n", "tests/big.data": "lots of data\n"})
+    blob = git(lib, "rev-parse", f"{old}:tests/big.data")
+    (lib / ".git" / "objects" / blob[:2] / blob[2:]).unlink()   # a new repository's objects are loose
+    app = tmp_path / "app"
+    init_repo(app, {"main.c": "\n"})
+    git(app, "update-index", "--add", "--cacheinfo", f"160000,{old},vendor/lib")
+    git(app, "commit", "-qm", "vendor lib")
+    notes = fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / "repos",
+                            allow_clone=False)
+    assert (app / "vendor" / "lib" / "include" / "lib.h").read_text() == "int v(void);\n"
+    assert not (app / "vendor" / "lib" / "tests" / "big.data").exists()
+    assert notes == [f"submodule vendor/lib filled from acme/lib at {old[:12]} (without 1 files the clone lacks: "
+                     "tests/big.data)"]
