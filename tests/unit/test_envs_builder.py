@@ -123,6 +123,18 @@ def test_failed_build_is_recorded_and_fails_fast(home, workspace):
     assert len(sandbox.calls) == 1
 
 
+def test_a_build_that_ran_out_of_disk_is_not_recorded(home, workspace):
+    """A full disk (pnpm's ENOSPC) says nothing of the recipe: the next run builds again."""
+    sandbox = RecordingSandbox()
+    spec = _spec(install=["echo 'ERR_PNPM_ENOSPC  ENOSPC: no space left on device, copyfile' >&2; exit 1"])
+    for _ in range(2):
+        with pytest.raises(EnvBuildError) as failed:
+            EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
+        assert "ENOSPC" in failed.value.reason
+        assert not (home / "envs" / f"{spec.env_hash()}.failed.json").exists()
+    assert len(sandbox.calls) == 2   # tried again, not failed fast
+
+
 def test_a_declared_requirements_helper_without_an_answer_fails_the_build(home, workspace, monkeypatch):
     # Read as "nothing declared", the install would go on with today's releases instead of dated ones.
     (workspace / "setup.py").write_text("from setuptools import setup\nsetup(name='p', version='1.0')\n")

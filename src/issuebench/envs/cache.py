@@ -79,7 +79,18 @@ def read_failure(root: Path, env_hash: str) -> dict[str, Any] | None:
         return None
 
 
+# A build that failed because the machine ran out of disk says nothing about its recipe: it is not
+# recorded, so the next run builds again instead of failing fast with a full disk's reason.
+_MACHINE_FAULTS = ("ENOSPC", "No space left on device", "Disk quota exceeded")
+
+
+def machine_fault(text: str) -> bool:
+    return any(sign in text for sign in _MACHINE_FAULTS)
+
+
 def record_failure(root: Path, env_hash: str, reason: str, log_tail: str, spec: dict[str, Any]) -> None:
+    if machine_fault(reason) or machine_fault(log_tail):
+        return
     write_json_atomic(failed_path(root, env_hash),
                       {"env_hash": env_hash, "reason": reason, "log_tail": log_tail,
                        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "spec": spec})
