@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from issuebench.harness.submodules import fill_submodules
 from tests.gitrepo import git, init_repo
 
@@ -24,13 +26,18 @@ def test_the_submodule_folder_gets_the_recorded_commits_files(tmp_path):
                      "submodule vendor/none: the base commit records none there"]
 
 
-def test_a_missing_clone_is_said(tmp_path):
+def _fill_vendored(tmp_path: Path, commit: str, repos: str) -> tuple[Path, list[str]]:
+    """An app whose vendor/lib records `commit` of acme/lib, filled from tmp_path/repos: (app, notes)."""
     app = tmp_path / "app"
     init_repo(app, {"main.c": "\n"})
-    git(app, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    git(app, "update-index", "--add", "--cacheinfo", f"160000,{commit},vendor/lib")
     git(app, "commit", "-qm", "vendor lib")
-    notes = fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / "none",
-                            allow_clone=False)
+    return app, fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / repos,
+                                allow_clone=False)
+
+
+def test_a_missing_clone_is_said(tmp_path):
+    _, notes = _fill_vendored(tmp_path, "1" * 40, "none")
     assert notes[0].startswith("submodule vendor/lib not filled: no clone of acme/lib")
 
 
@@ -41,12 +48,7 @@ def test_a_file_the_clone_lacks_leaves_the_rest_filled(tmp_path):
     old = init_repo(lib, {"include/lib.h": "int v(void);\n", "tests/big.data": "lots of data\n"})
     blob = git(lib, "rev-parse", f"{old}:tests/big.data")
     (lib / ".git" / "objects" / blob[:2] / blob[2:]).unlink()   # a new repository's objects are loose
-    app = tmp_path / "app"
-    init_repo(app, {"main.c": "\n"})
-    git(app, "update-index", "--add", "--cacheinfo", f"160000,{old},vendor/lib")
-    git(app, "commit", "-qm", "vendor lib")
-    notes = fill_submodules({"vendor/lib": "acme/lib"}, app, git(app, "rev-parse", "HEAD"), tmp_path / "repos",
-                            allow_clone=False)
+    app, notes = _fill_vendored(tmp_path, old, "repos")
     assert (app / "vendor" / "lib" / "include" / "lib.h").read_text() == "int v(void);\n"
     assert not (app / "vendor" / "lib" / "tests" / "big.data").exists()
     assert notes == [f"submodule vendor/lib filled from acme/lib at {old[:12]} (without 1 files the clone lacks: "
