@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench.envs.dated_install import HelperFailed
-from issuebench.envs.instance_requirements import layer_for
+from issuebench.envs.instance_requirements import Layer, layer_for
 from issuebench.envs.kinds import RunPreparation
 from issuebench.envs.numerics import with_common_numerics
 from issuebench.models import EnvSpec
@@ -27,11 +27,7 @@ class PythonKind:
         """The layer the commit needs (HelperFailed when what it declares cannot be read: the
         caller fails the instance) and numpy's AVX-512 kernels off."""
         prep = RunPreparation(binds=env.binds(), env=env.run_env())
-        layer, note = layer_for(env, workspace, self.host.sandbox, self.host)
-        if note:
-            prep.notes.append(note)
-        if layer is not None:
-            prep.binds, prep.env = [*prep.binds, *layer.binds()], layer.apply(prep.env)
+        _add_layer(prep, *layer_for(env, workspace, self.host.sandbox, self.host))
         prep.env, numerics = with_common_numerics(prep.env, env, workspace, self.host.sandbox)
         if numerics:
             prep.log.append(numerics)
@@ -45,9 +41,15 @@ class PythonKind:
         except HelperFailed as exc:
             # The patched setup.py gives no answer: the tests run with what the commit declares.
             layer, note = None, f"the patched project's declared requirements could not be read: {exc}"
-        if layer is None and note is None:
-            return prep
-        binds, run_env = (prep.binds, prep.env) if layer is None else \
-            ([*prep.binds, *layer.binds()], layer.apply(prep.env))
-        return RunPreparation(binds=binds, env=run_env, notes=[*prep.notes, *([note] if note else [])],
-                              log=list(prep.log))
+        patched = RunPreparation(binds=list(prep.binds), env=dict(prep.env), notes=list(prep.notes),
+                                 log=list(prep.log))
+        _add_layer(patched, layer, note)
+        return patched
+
+
+def _add_layer(prep: RunPreparation, layer: Layer | None, note: str | None) -> None:
+    """The layer first on the run's path, its note among the run's notes."""
+    if note:
+        prep.notes.append(note)
+    if layer is not None:
+        prep.binds, prep.env = [*prep.binds, *layer.binds()], layer.apply(prep.env)
