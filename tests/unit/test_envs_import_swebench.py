@@ -100,3 +100,19 @@ def test_a_correction_can_add_packages_once():
     table, _ = translate_spec("astropy/astropy", "1.3", ref, tables, Corrections([fix]))
     assert table["packages"] == ["numpy==1.16.0", "cython==0.27.3", "astropy-helpers"]
     assert "correction: helpers from the index" in table["notes"]
+
+
+def test_the_packaged_recipes_carry_every_packaged_correction():
+    # The packaged recipes are the importer's output kept as data; a correction added to the
+    # corrections file must be in them too, or the fix it describes never reaches a run.
+    from issuebench.envs.recipes import packaged_recipes_dir
+    from issuebench.envs.reference_recipes import Corrections
+
+    for fix in Corrections.load().items:
+        path = packaged_recipes_dir() / (fix["repo"].replace("/", "__") + ".toml")
+        for version in fix.get("versions", []):
+            if version == "*":
+                continue
+            spec = spec_from_recipe(path, version)
+            assert set(fix.get("add_packages", [])) <= set(spec.packages), (fix["repo"], version)
+            assert any(fix["note"] in note for note in spec.notes), (fix["repo"], version)

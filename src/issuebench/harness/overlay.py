@@ -7,12 +7,19 @@ modules) in that tree, and pre-install steps may edit tracked files (a `sed` on 
 other workspace needs the same. What the install added is kept as a tar next to the environment and
 unpacked into each new workspace; edits to tracked files are kept as a patch and applied to each
 workspace's own version of those files (an env of older rules kept them whole in the tar).
+
+Build products carried to a workspace of another commit are stale where that commit's sources
+differ (a `.pyx` changed between the environment's commit and the task's): an in-place rebuild
+(a recipe's pre_test) redoes only what is older than its sources, so the unpacked products are
+dated now and the sources that differ from the build tree's (recorded as blob ids) just after.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import tarfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +27,7 @@ from issuebench.harness.workspace import changed_paths, git, remove_workspace
 
 OVERLAY_NAME = ".issuebench-overlay.tar"
 PATCH_NAME = ".issuebench-overlay.patch"
+SOURCES_NAME = ".issuebench-overlay.sources"
 _SKIP_PARTS = {"__pycache__", ".git"}
 
 
@@ -77,6 +85,7 @@ def _build_and_capture(builder, spec, ws: Path):
                     if rel not in tracked:
                         tar.add(ws / rel, arcname=rel)
             patch_path.write_text(git(ws, "diff", "--binary", "HEAD", "--", *edited).stdout if edited else "")
+            (env_root / SOURCES_NAME).write_text(git(ws, "ls-tree", "-r", "-z", "HEAD").stdout)
             tmp.replace(tar_path)
     return env
 
@@ -93,8 +102,33 @@ def _apply_locked(env_root: Path, ws: Path) -> None:
     if tar_path.exists():
         with tarfile.open(tar_path) as tar:
             tar.extractall(ws, filter="data")
+            products = [m.name for m in tar.getmembers() if m.isfile()]
+        _date_products_before_changed_sources(env_root / SOURCES_NAME, ws, products)
     if patch_path.exists() and patch_path.read_text().strip():
         # The edit as a change, not as the build commit's whole file: the workspace's own version
         # of the file may differ. A hunk that does not apply is left out (git apply --reject would
         # leave .rej files in the tree); the workspace then keeps its own file.
         git(ws, "apply", "--whitespace=nowarn", str(patch_path), check=False)
+
+
+def _blobs(listing: str) -> dict[str, str]:
+    """path -> blob id from `git ls-tree -r -z` output ("mode type id<TAB>path" entries)."""
+    out = {}
+    for entry in listing.split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path:
+            out[path] = meta.split()[-1]
+    return out
+
+
+def _date_products_before_changed_sources(sources_path: Path, ws: Path, products: list[str]) -> None:
+    if not sources_path.is_file():
+        return  # an env captured before sources were recorded: its products keep their build dates
+    built_from = _blobs(sources_path.read_text())
+    here = _blobs(git(ws, "ls-tree", "-r", "-z", "HEAD").stdout)
+    now = time.time()
+    for rel in products:
+        os.utime(ws / rel, (now, now), follow_symlinks=False)
+    for rel, blob in here.items():
+        if built_from.get(rel) != blob and (ws / rel).is_file():
+            os.utime(ws / rel, (now + 1, now + 1))
