@@ -51,6 +51,36 @@ def test_node_kind_builds_once_from_the_registry_and_runs_offline(tmp_path):
     assert f"v{env.manifest['node']}" in result.output and "1 spec, 0 failures" in result.output
 
 
+@pytest.mark.network
+@pytest.mark.slow
+def test_a_dependency_the_patch_adds_to_package_json_is_there_offline(tmp_path):
+    # The reference's eval script runs `npm install` after the patch, online; ours runs offline, so
+    # what the patched package.json adds comes from a layer installed beside the shared node_modules.
+    repo = tmp_path / "tiny"
+    _npm_project(repo)
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    spec = EnvSpec(kind="node", node="12", exclude_newer="2020-06-01T00:00:00Z")
+    env = builder.ensure(spec, repo)
+    manifest = json.loads((repo / "package.json").read_text())
+    manifest["devDependencies"]["is-number"] = "^7.0.0"
+    (repo / "package.json").write_text(json.dumps(manifest))
+    check = ("node -e \"console.log('cjs', require('is-number')(5))\" && "
+             "node --input-type=module -e \"import n from 'is-number'; console.log('esm', n('x'))\"")
+    plain = builder.prepare_run(env, repo)
+    before = builder.sandbox.run(["bash", "-c", check], workspace=repo, binds=plain.binds, env=plain.env,
+                                 network=False)
+    assert before.returncode != 0 and "Cannot find module 'is-number'" in before.output
+    patched = builder.prepare_patched_run(env, repo, plain)
+    assert any("is-number@^7.0.0" in note for note in patched.notes)
+    after = builder.sandbox.run(["bash", "-c", check], workspace=repo, binds=patched.binds, env=patched.env,
+                                network=False)
+    assert after.returncode == 0, after.output
+    assert "cjs true" in after.output and "esm false" in after.output
+    # The project's own packages are not shadowed: jasmine still runs from the environment's tree.
+    assert builder.sandbox.run(["bash", "-c", "./node_modules/.bin/jasmine"], workspace=repo, binds=patched.binds,
+                               env=patched.env, network=False).returncode == 0
+
+
 def test_an_unknown_kind_is_named_with_the_known_ones(tmp_path):
     with pytest.raises(UnknownKind) as caught:
         EnvBuilder(cache_dir=tmp_path).ensure(EnvSpec(kind="cobol"), tmp_path)

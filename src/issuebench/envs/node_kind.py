@@ -30,6 +30,7 @@ from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed, last_
 from issuebench.envs.interpreters import find_python
 from issuebench.envs.kind_cache import build_once
 from issuebench.envs.kinds import RunPreparation, plain_preparation
+from issuebench.envs.node_patched import added_dependencies, layer_bind, patched_layer
 from issuebench.envs.node_tools import (
     LOCKFILES,
     NODE_PACKAGE,
@@ -127,6 +128,19 @@ class NodeKind:
     def prepare_run(self, env: Any, workspace: Path) -> RunPreparation:
         return plain_preparation(env)
 
+    def prepare_patched_run(self, env: Any, workspace: Path, prep: RunPreparation) -> RunPreparation:
+        """`prep` with a layer for the dependencies the patches added to package.json (node_patched)."""
+        added = added_dependencies(workspace)
+        if not added:
+            return prep
+        layer, note = patched_layer(self, env, added)
+        binds = [*prep.binds, layer_bind(layer)] if layer is not None else list(prep.binds)
+        return RunPreparation(binds=binds, env=dict(prep.env), notes=[*prep.notes, note], log=list(prep.log))
+
+    def install_commands(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog) -> None:
+        """Run install commands as a build does (network on, the era's registry date), no Node headers."""
+        self._install(env, commands, workspace, log, None)
+
     # -- the build ----------------------------------------------------------------------------
 
     def _build(self, spec: EnvSpec, env_hash: str, path: Path, workspace: Path, log: BuildLog) -> dict[str, Any]:
@@ -160,7 +174,8 @@ class NodeKind:
                 "python": python.version, "tools": tool_dirs, "node_modules": made,
                 "lockfile": lockfile_key(workspace), "installed": _top_level(path / TREE)}
 
-    def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog, node_home: Path) -> None:
+    def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog,
+                 node_home: Path | None) -> None:
         run_env = {k: v for k, v in env.run_env().items() if k != "npm_config_offline"}
         # Install hooks that write the repository's git config (husky, npm-merge-driver-install)
         # stand down in CI; the workspace's .git is read-only in the sandbox.
@@ -169,8 +184,9 @@ class NodeKind:
         shared = tools_dir(self.host.root)
         run_env.update({"npm_config_cache": str(shared / "npm-cache"), "YARN_CACHE_FOLDER": str(shared / "yarn-cache"),
                         "npm_config_store_dir": str(shared / "pnpm-store"),
-                        # node-gyp builds native addons against the headers the Node package ships.
-                        "npm_config_nodedir": str(node_home), "npm_config_python": str(env.path / "bin" / "python3")})
+                        "npm_config_python": str(env.path / "bin" / "python3")})
+        if node_home is not None:   # node-gyp builds native addons against the headers Node ships
+            run_env["npm_config_nodedir"] = str(node_home)
         if env.spec.exclude_newer and registry_keeps_dates(self.host.root, offline=self.host.offline):
             # npm holds what the lockfile leaves free to releases before the task's date.
             run_env["npm_config_before"] = env.spec.exclude_newer
