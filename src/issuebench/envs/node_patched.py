@@ -64,8 +64,9 @@ def patched_layer(kind: Any, env: Any, added: dict[str, str]) -> tuple[Path | No
     name = stable_hash([_LAYER_RULES, env.env_hash, sorted(added.items())])[:16]
     path = root / name
     wanted = ", ".join(f"{k}@{v}" for k, v in added.items())
+    note = f"dependencies the patch adds to package.json, from a layer: {wanted}"
     if (path / ".done").is_file():
-        return path / "node_modules", f"dependencies the patch adds to package.json, from a layer: {wanted}"
+        return path / "node_modules", note
     with (root / f".{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (path / ".done").is_file():
@@ -73,7 +74,7 @@ def patched_layer(kind: Any, env: Any, added: dict[str, str]) -> tuple[Path | No
             path.mkdir()
             log = BuildLog(path / "install.log")
             specs = " ".join(shlex.quote(f"{k}@{v}") for k, v in added.items())
-            command = (f"npm install --no-save --no-package-lock --ignore-scripts --prefix . {specs}")
+            command = f"npm install --no-save --no-package-lock --ignore-scripts --prefix . {specs}"
             try:
                 kind.install_commands(env, [command], path, log)
             except StepFailed as exc:
@@ -82,7 +83,7 @@ def patched_layer(kind: Any, env: Any, added: dict[str, str]) -> tuple[Path | No
             finally:
                 log.close()
             (path / ".done").write_text(wanted + "\n")
-    return path / "node_modules", f"dependencies the patch adds to package.json, from a layer: {wanted}"
+    return path / "node_modules", note
 
 
 def layer_bind(node_modules: Path) -> Bind:
