@@ -189,3 +189,21 @@ def test_unittest_discovery_takes_the_repositorys_own_file_pattern(tmp_path: Pat
     result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
     assert result.success, result.summary()
     assert (result.tests_run, result.tests_passed) == (6, 6)
+
+
+def test_a_suite_that_only_reads_an_absent_submodule_is_refused_with_that_reason(tmp_path: Path) -> None:
+    # tinycss2: its only test module reads the css-parsing-tests submodule; "no test passed"
+    # alone would hide why.
+    from tests.gitrepo import git
+
+    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'data', 'cases'))\n\n" \
+             "def test_cases():\n    assert CASES\n"
+    repo = tmp_path / "r"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_data.py": reader,
+                     ".gitmodules": '[submodule "tests/data"]\n\tpath = tests/data\n\turl = x\n'},
+              date="2024-06-01T00:00:00Z")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{git(repo, 'rev-parse', 'HEAD')},tests/data")
+    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
+    result = setup_repository(repo, memory=False, max_iterations=1)
+    assert not result.success
+    assert "tests/test_data.py could not import for want of a git submodule" in result.reason, result.reason

@@ -200,6 +200,11 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         # conftest imports iers, then tries to download it: a fault of the clone, not the environment.
         reason = (f"the clone lacks {', '.join(lacking[:2])}, which the tests read (a snapshot that left out "
                   f"large files; clone the full repository); {reason}")
+    elif not success and run.lacking_clone:
+        # tinycss2: its one test module reads the css-parsing-tests submodule; nothing else is judged.
+        reason = (f"{', '.join(run.lacking_clone[:3])} could not import for want of a git submodule the clone "
+                  "lacks, and setup does not fill submodules (a recipe's `submodules` does, for eval); "
+                  f"{reason}")
     elif not success and attempts[-1].error_kind == "needs_network":
         reason = f"the tests need the internet, which the sandbox does not give; {reason}"
     spec = plan.built_spec()
