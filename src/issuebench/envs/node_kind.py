@@ -155,7 +155,7 @@ class NodeKind:
             tools.append(ensure_tool(root, "npm", choose_manager(None, Path("/nonexistent"), node_version)[1],
                                      offline=offline))
         _write_bins(path / "bin", node.path / "bin" / "node", tools[1:])
-        # node-gyp and build scripts run the spec's Python (node-gyp 5 needs one before 3.11).
+        # node-gyp and build scripts run the spec's Python (node-gyp 5 needs one before 3.10).
         python = find_python(spec.python, "nearest")
         for name in ("python", "python3"):
             (path / "bin" / name).symlink_to(python.path)
