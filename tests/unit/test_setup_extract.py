@@ -217,3 +217,22 @@ def test_a_setup_py_with_extensions_rebuilds_them_before_each_test_run(tmp_path:
     assert plan.spec.pre_test == ["python setup.py build_ext --inplace -q >/dev/null 2>&1 || true"]
     _facts, pure = _plan(tmp_path / "pure", {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
     assert pure.spec.pre_test == []
+
+
+def test_a_root_requirements_file_that_installs_the_project_is_the_developers(tmp_path: Path) -> None:
+    # starlette: pyproject builds with hatchling; requirements.txt, read by scripts/install, holds
+    # `-e .[full]` and the test tools. Read as a runtime list it was skipped (a pyproject build).
+    pyproject = ('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\ndependencies = ["anyio"]\n'
+                 '[project.optional-dependencies]\nfull = ["httpx"]\n')
+    facts, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject,
+                                   "requirements.txt": "-e .[full]\n\npytest==8.3.5\ntrio==0.30.0\n"})
+    assert {"pytest", "trio"} <= _names(facts.test_requires)
+    assert "full" in facts.wanted_extras
+    assert {"trio", "httpx"} <= _names(plan.spec.packages)
+
+
+def test_a_root_requirements_file_of_runtime_pins_stays_the_runtime_list(tmp_path: Path) -> None:
+    facts, _ = _plan(tmp_path, {**PKG, "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                                "requirements.txt": "six>=1.10\n"})
+    assert "six" in _names(facts.install_requires) and "six" not in _names(facts.test_requires)

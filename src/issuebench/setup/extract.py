@@ -35,6 +35,8 @@ _REQ_FILE = re.compile(
     r"(^|/)((requirements|reqs)[-_.]?(test|tests|testing|dev|develop|ci)[^/]*|"
     r"(test|tests|testing|dev|ci)[-_.]?(requirements|reqs)[^/]*|"
     r"requirements/(test|tests|testing|dev|ci)[^/]*|(test|tests|testing)/requirements[^/]*)\.(txt|in)$")
+_DEV_REQUIREMENTS = re.compile(r"^\s*(-e\s+)?\.(\[[^\]]*\])?\s*$|^\s*(pytest|nose2?|tox)\b",
+                               re.MULTILINE | re.IGNORECASE)
 _CI_FILES = re.compile(
     r"^(\.github/workflows/[^/]+\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|\.azure-pipelines/[^/]+\.ya?ml|"
     r"\.circleci/config\.ya?ml|\.gitlab-ci\.ya?ml|appveyor\.ya?ml|\.appveyor\.ya?ml)$")
@@ -76,9 +78,14 @@ def extract(tree: SourceTree) -> Facts:
             text = tree.read(path)
             if text is not None:
                 read_docs(path, text, facts)
-    if not facts.install_requires and "requirements.txt" in files and not facts.has_pyproject_build:
+    if "requirements.txt" in files:
         text = tree.read("requirements.txt") or ""
-        facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
+        if _DEV_REQUIREMENTS.search(text):
+            # Installs the project itself or a test runner: the developers' file (starlette's
+            # `-e .[full]` beside pytest and trio, read by scripts/install), not the runtime's.
+            _read_requirements_file("requirements.txt", facts, tree)
+        elif not facts.install_requires and not facts.has_pyproject_build:
+            facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
     if ".gitmodules" in files:
         _read_gitmodules(tree.read(".gitmodules") or "", facts, files, tree.read("setup.py") or "")
     facts.test_commands = list(dict.fromkeys(c.strip() for c in facts.test_commands))
