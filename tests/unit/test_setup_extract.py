@@ -236,3 +236,15 @@ def test_a_root_requirements_file_of_runtime_pins_stays_the_runtime_list(tmp_pat
     facts, _ = _plan(tmp_path, {**PKG, "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
                                 "requirements.txt": "six>=1.10\n"})
     assert "six" in _names(facts.install_requires) and "six" not in _names(facts.test_requires)
+
+
+def test_a_setup_cfg_entry_continued_past_a_comment_keeps_its_marker(tmp_path: Path) -> None:
+    # jaraco's skeleton (inflect 6.0): `pytest-black >= 0.3.7; \`, a comment line, then the marker.
+    # Read line by line, the marker alone became a "requirement" and failed every build.
+    cfg = ("[metadata]\nname = pkg\n[options]\npackages = pkg\n[options.extras_require]\ntesting =\n"
+           "\tpytest >= 6\n\tpytest-black >= 0.3.7; \\\n\t\t# workaround\n\t\tpython_implementation != \"PyPy\"\n"
+           "\tpytest-cov\n")
+    facts, plan = _plan(tmp_path, {**PKG, "setup.cfg": cfg, "setup.py": "from setuptools import setup\nsetup()\n"})
+    assert 'pytest-black >= 0.3.7; python_implementation != "PyPy"' in facts.extras["testing"]
+    assert not any(p.startswith("python_implementation") for p in plan.spec.packages)
+    assert "pytest-cov" in _names(plan.spec.packages)

@@ -83,11 +83,22 @@ def ini(text: str) -> configparser.ConfigParser:
 
 
 def lines(value: str) -> list[str]:
-    out = []
+    """The entries of a setup.cfg list, as setuptools reads them: comments dropped, and a line
+    ending in a backslash joined to the next entry line (jaraco's skeleton puts a comment line
+    between `pytest-black >= 0.3.7; \\` and its marker)."""
+    out: list[str] = []
+    pending = ""
     for line in value.splitlines():
         line = line.split(" #", 1)[0].strip()
-        if line and not line.startswith("#"):
-            out.append(line)
+        if not line or line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending.strip():
+        out.append(pending.strip())
     return out
 
 

@@ -101,6 +101,16 @@ def _join(folder: str, target: str) -> str:
     return "/".join(parts)
 
 
+def _parses(req: str) -> bool:
+    """An installer takes it: a marker torn from its requirement (`python_implementation != "PyPy"`)
+    would fail the whole install."""
+    try:
+        Requirement(req)
+    except InvalidRequirement:
+        return False
+    return True
+
+
 def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = False,
           keep: Iterable[str] = ()) -> list[str]:
     """One requirement per distribution and marker, first seen wins unless a later one is more
@@ -119,7 +129,7 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
         for req in group:
             name = requirement_name(req)
             if name is None or name in dropped or (
-                    not keep_tools and name not in kept and is_ignored_tool(name)):
+                    not keep_tools and name not in kept and is_ignored_tool(name)) or not _parses(req):
                 continue
             key = f"{name};{split_marker(req)[1]}"
             if key not in out or (_is_bare(out[key]) and not _is_bare(req)):
