@@ -248,3 +248,14 @@ def test_a_setup_cfg_entry_continued_past_a_comment_keeps_its_marker(tmp_path: P
     assert 'pytest-black >= 0.3.7; python_implementation != "PyPy"' in facts.extras["testing"]
     assert not any(p.startswith("python_implementation") for p in plan.spec.packages)
     assert "pytest-cov" in _names(plan.spec.packages)
+
+
+def test_a_reporter_that_replaces_pytests_summary_lines_is_not_installed(tmp_path: Path) -> None:
+    # pydantic-extra-types' dev group brings pytest-pretty, whose table replaces the `-rA` lines the
+    # log parser reads: every setup run reported 0 of 624 tests.
+    pyproject = ('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\n'
+                 '[dependency-groups]\ndev = ["pytest>=8", "pytest-pretty>=1.2.0", "dirty-equals"]\n')
+    _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
+    assert {"pytest", "dirty-equals"} <= _names(plan.spec.packages)
+    assert "pytest-pretty" not in _names(plan.spec.packages)
