@@ -52,3 +52,13 @@ def test_anything_but_exactly_one_report_is_refused_and_none_is_no_check() -> No
 def test_a_failing_test_in_the_text_is_never_questioned() -> None:
     runner = read_report(report({}))
     assert disagreements({"t.py::a": F}, runner, ["t.py::a"], [], get_parser("pytest")) == []
+
+
+def test_a_progress_mark_the_reference_kept_as_a_test_id_is_not_questioned() -> None:
+    # pytest-dev__pytest-5262 lists `[100%]` as a PASS_TO_PASS test: the reference's parser read a
+    # nested run's `PASSED   [100%]` line. No runner reports it, and it names no test to forge.
+    runner = read_report(report({"t.py::test_a": "PASSED"}))
+    status_map = {"[100%]": P, "t.py::test_a": P, "t.py::test_b": P}
+    assert disagreements(status_map, runner, [], ["[100%]", "t.py::test_a"], get_parser("pytest")) == []
+    assert disagreements(status_map, runner, [], ["[100%]", "t.py::test_b"], get_parser("pytest")) == [
+        "t.py::test_b: the log says PASSED, the runner did not report it"]
