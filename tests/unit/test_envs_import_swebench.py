@@ -116,3 +116,5 @@ def test_the_packaged_recipes_carry_every_packaged_correction():
             spec = spec_from_recipe(path, version)
             assert set(fix.get("add_packages", [])) <= set(spec.packages), (fix["repo"], version)
             assert any(fix["note"] in note for note in spec.notes), (fix["repo"], version)
+            for key, value in fix.get("set", {}).items():
+                assert getattr(spec, key) == value, (fix["repo"], version, key)
