@@ -259,3 +259,19 @@ def test_a_reporter_that_replaces_pytests_summary_lines_is_not_installed(tmp_pat
     _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
     assert {"pytest", "dirty-equals"} <= _names(plan.spec.packages)
     assert "pytest-pretty" not in _names(plan.spec.packages)
+
+
+def test_a_shell_comment_in_a_ci_step_is_no_install(tmp_path: Path) -> None:
+    # zope.interface: a comment inside a multi-line run block mentions `pip install`; its words
+    # (uses, a, random, temporary, making, this) became packages and failed every build.
+    workflow = """
+jobs:
+  test:
+    steps:
+      - run: |
+          # output (pip install uses a random temporary directory, making this difficult).
+          pip install zope.event  # the one it needs
+"""
+    facts, _ = _plan(tmp_path, {".github/workflows/test.yml": workflow,
+                                "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
+    assert facts.test_requires == ["zope.event"]

@@ -164,7 +164,9 @@ def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
 
 
 def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
-    line = line.lstrip("$ ").strip()
+    # A shell comment is prose (zope.interface's CI: "# ... (pip install uses a random temporary
+    # directory, making this difficult)."): none of its words is a package.
+    line = re.split(r"(?:^|\s)#", line.lstrip("$ ").strip(), maxsplit=1)[0].strip()
     pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
     if pip:
         # A CI variable (`sympy-${{ env.release_version }}`) names nothing installable here.
@@ -189,7 +191,7 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
             _add_requirement_token(re.sub(r"^([A-Za-z0-9][\w.\[\],-]*)\s*==\s*[^;\s]+", r"\1", unquote(token)),
                                    facts, tree)
         return
-    if _TEST_CMD.search(line) and not line.startswith("#"):
+    if line and _TEST_CMD.search(line):
         facts.test_commands.append(line)
 
 
