@@ -22,6 +22,7 @@ from pathlib import Path
 from issuebench import config
 from issuebench.index import download_sdist, fetch_upload_times
 from issuebench.models import stable_hash
+from issuebench.repos import tree_blobs
 
 # Releases tried per project before giving up; each is one sdist download.
 MAX_RELEASES = 8
@@ -41,18 +42,7 @@ def git_blob_id(data: bytes) -> str:
 
 def missing_blobs(source: Path, commit: str) -> list[tuple[str, str]]:
     """(path, blob id) of each file in `commit`'s tree whose object the clone does not hold."""
-    tree = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(source), "ls-tree", "-r", "-z", commit],
-                          capture_output=True, check=False)
-    if tree.returncode != 0:
-        return []
-    entries = []
-    for record in tree.stdout.split(b"\0"):
-        if not record:
-            continue
-        meta, _, path = record.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == b"blob":
-            entries.append((path.decode("utf-8", "surrogateescape"), parts[2].decode()))
+    entries = list(tree_blobs(source, commit).items())
     if not entries:
         return []
     check = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(source), "cat-file", "--batch-check"],

@@ -17,6 +17,7 @@ dated now and the sources that differ from the build tree's (recorded as blob id
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import tarfile
 import time
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from issuebench.harness.workspace import changed_paths, git, remove_workspace
+from issuebench.repos import tree_blobs
 
 OVERLAY_NAME = ".issuebench-overlay.tar"
 PATCH_NAME = ".issuebench-overlay.patch"
@@ -85,7 +87,7 @@ def _build_and_capture(builder, spec, ws: Path):
                     if rel not in tracked:
                         tar.add(ws / rel, arcname=rel)
             patch_path.write_text(git(ws, "diff", "--binary", "HEAD", "--", *edited).stdout if edited else "")
-            (env_root / SOURCES_NAME).write_text(git(ws, "ls-tree", "-r", "-z", "HEAD").stdout)
+            (env_root / SOURCES_NAME).write_text(json.dumps(tree_blobs(ws, "HEAD")))
             tmp.replace(tar_path)
     return env
 
@@ -111,21 +113,12 @@ def _apply_locked(env_root: Path, ws: Path) -> None:
         git(ws, "apply", "--whitespace=nowarn", str(patch_path), check=False)
 
 
-def _blobs(listing: str) -> dict[str, str]:
-    """path -> blob id from `git ls-tree -r -z` output ("mode type id<TAB>path" entries)."""
-    out = {}
-    for entry in listing.split("\0"):
-        meta, _, path = entry.partition("\t")
-        if path:
-            out[path] = meta.split()[-1]
-    return out
-
-
 def _date_products_before_changed_sources(sources_path: Path, ws: Path, products: list[str]) -> None:
-    if not sources_path.is_file():
+    try:
+        built_from = json.loads(sources_path.read_text())
+    except (OSError, ValueError):
         return  # an env captured before sources were recorded: its products keep their build dates
-    built_from = _blobs(sources_path.read_text())
-    here = _blobs(git(ws, "ls-tree", "-r", "-z", "HEAD").stdout)
+    here = tree_blobs(ws, "HEAD")
     now = time.time()
     for rel in products:
         os.utime(ws / rel, (now, now), follow_symlinks=False)

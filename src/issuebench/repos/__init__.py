@@ -5,7 +5,7 @@ from __future__ import annotations
 from issuebench.repos.find import find_repo
 from issuebench.repos.objects import ObjectReader
 from issuebench.repos.version_rule import find_version, find_versions
-from issuebench.repos.worktree import changed_paths, git, reset_paths
+from issuebench.repos.worktree import changed_paths, git, reset_paths, tree_blobs
 
 __all__ = [
     "ObjectReader",
@@ -15,4 +15,5 @@ __all__ = [
     "find_versions",
     "git",
     "reset_paths",
+    "tree_blobs",
 ]

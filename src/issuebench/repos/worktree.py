@@ -64,3 +64,19 @@ def changed_paths(ws: Path, *, include_ignored: bool = False) -> list[str]:
             i += 1
         i += 1
     return paths
+
+
+def tree_blobs(repo: Path, commit: str) -> dict[str, str]:
+    """path -> blob id of every file in `commit`'s tree (gitlinks left out); empty when git cannot
+    list it. Paths that are not UTF-8 keep their bytes (surrogateescape)."""
+    proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(repo), "ls-tree", "-r", "-z", commit],
+                          capture_output=True, env=_GIT_ENV, check=False)
+    out: dict[str, str] = {}
+    if proc.returncode != 0:
+        return out
+    for record in proc.stdout.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if path and len(parts) == 3 and parts[1] == b"blob":
+            out[path.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return out

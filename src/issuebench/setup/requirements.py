@@ -36,11 +36,8 @@ def clean_requirement(req: str) -> str | None:
         return None             # a file named where a requirement was expected (`pip install reqs.txt`)
     if "/" in re.split(r"[;<>=!~\s]", text, maxsplit=1)[0]:
         return None             # a local folder (`plugins/sqlfluff-plugin-example`, `dist/`)
-    try:
-        Requirement(text)
-    except InvalidRequirement:
-        return None             # a word torn out of a command line (`25.1"`): no installer takes it
-    return text
+    # A word torn out of a command line (`25.1"`) parses as no requirement: no installer takes it.
+    return text if _parses(text) else None
 
 
 def unquote(text: str) -> str:
