@@ -207,3 +207,29 @@ def test_a_suite_that_only_reads_an_absent_submodule_is_refused_with_that_reason
     result = setup_repository(repo, memory=False, max_iterations=1)
     assert not result.success
     assert "tests/test_data.py could not import for want of a git submodule" in result.reason, result.reason
+
+
+def test_an_absent_submodule_is_filled_from_a_clone_beside_the_repository(tmp_path: Path) -> None:
+    # tinycss2 again, with a clone of css-parsing-tests beside its own (a folder of owner__name
+    # clones): the submodule is filled at the commit the tree records, its tests run, and the
+    # recipe names the submodule so that eval fills it from --repos too.
+    from tests.gitrepo import git
+
+    data = tmp_path / "acme__cases"
+    init_repo(data, {"cases/one.json": "[]\n"}, date="2024-05-01T00:00:00Z")
+    recorded = git(data, "rev-parse", "HEAD")
+    git(data, "rm", "-q", "cases/one.json")           # a later commit without the files: not the one used
+    git(data, "commit", "-q", "-m", "later", date="2024-05-02T00:00:00Z")
+    reader = "import os\n\nCASES = os.listdir(os.path.join(os.path.dirname(__file__), 'data', 'cases'))\n\n" \
+             "def test_cases():\n    assert CASES == ['one.json']\n"
+    repo = tmp_path / "r"
+    init_repo(repo, {"pyproject.toml": PYPROJECT, "tests/test_data.py": reader,
+                     ".gitmodules": '[submodule "tests/data"]\n\tpath = tests/data\n'
+                                    '\turl = https://github.com/acme/cases.git\n'},
+              date="2024-06-01T00:00:00Z")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{recorded},tests/data")
+    git(repo, "commit", "-q", "-m", "submodule", date="2024-06-01T00:00:00Z")
+    result = setup_repository(repo, memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert (result.tests_run, result.tests_passed) == (1, 1)
+    assert result.spec.submodules == {"tests/data": "acme/cases"}

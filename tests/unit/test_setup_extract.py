@@ -275,3 +275,18 @@ jobs:
     facts, _ = _plan(tmp_path, {".github/workflows/test.yml": workflow,
                                 "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
     assert facts.test_requires == ["zope.event"]
+
+
+def test_an_absent_submodules_url_names_the_repository_to_fill_it_from(tmp_path: Path) -> None:
+    gitmodules = ('[submodule "tests/css-parsing-tests"]\n\tpath = tests/css-parsing-tests\n'
+                  '\turl = https://github.com/SimonSapin/css-parsing-tests.git\n'
+                  '[submodule "vendor/lib"]\n\turl = git@github.com:acme/lib\n\tpath = vendor/lib\n'
+                  '[submodule "docs/theme"]\n\tpath = docs/theme\n\turl = ../theme.git\n'
+                  '[submodule "held"]\n\tpath = held\n\turl = https://github.com/acme/held\n')
+    facts, plan = _plan(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n", ".gitmodules": gitmodules,
+                                   "held/file.txt": "present\n"})
+    # A relative url names no repository; a submodule the snapshot holds needs no filling.
+    assert facts.submodule_repos == {"tests/css-parsing-tests": "SimonSapin/css-parsing-tests",
+                                     "vendor/lib": "acme/lib"}
+    assert facts.absent_submodules == ["tests/css-parsing-tests", "vendor/lib", "docs/theme"]
+    assert plan.spec.submodules == facts.submodule_repos

@@ -19,6 +19,7 @@ from issuebench.harness.run_lock import run_locked
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import ARTIFACT, RunnerReport, disagreements, read_report
 from issuebench.harness.staging import unfinished
+from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.summary import add_wider_tests, write_summary
 from issuebench.harness.system_check import require_system_packages
 from issuebench.harness.tests_fallback import when_tests_cannot_run
@@ -44,6 +45,7 @@ __all__ = [
     "ensure_env_with_overlay",
     "evaluate_instance",
     "files_in_diff",
+    "fill_submodules",
     "git",
     "missing_blobs",
     "read_instance_result",

@@ -24,11 +24,12 @@ def recorded_commit(ws: Path, base_commit: str, path: str) -> str | None:
 
 
 def fill_submodules(submodules: dict[str, str], ws: Path, base_commit: str, repos_dir: Path | None,
-                    allow_clone: bool) -> list[str]:
-    """Fill each submodule folder; one note per submodule, filled or not and why."""
+                    allow_clone: bool, *, holder: Path | None = None) -> list[str]:
+    """Fill each submodule folder; one note per submodule, filled or not and why. `holder` is the
+    repository that holds base_commit when the workspace does not (setup's exported snapshot)."""
     notes = []
     for path, repo in submodules.items():
-        commit = recorded_commit(ws, base_commit, path)
+        commit = recorded_commit(holder or ws, base_commit, path)
         if commit is None:
             notes.append(f"submodule {path}: the base commit records none there")
             continue

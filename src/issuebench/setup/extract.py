@@ -97,6 +97,20 @@ def extract(tree: SourceTree) -> Facts:
 # -- metadata files -------------------------------------------------------------------------
 
 _SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
+_SUBMODULE_URL = re.compile(r"^\s*url\s*=\s*(\S+)\s*$", re.MULTILINE)
+# The repository a url names: the last two parts of its path (https://host/owner/name.git,
+# git@host:owner/name); a relative url (../name) names none.
+_URL_REPO = re.compile(r"(?:^[a-z+]+://[^/]+/|^[\w.-]+@[\w.-]+:)(?:[^\s]*/)?([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
+
+
+def _submodule_sections(text: str) -> list[tuple[str, str]]:
+    """(path, url) of each `[submodule ...]` section; url empty when it names none."""
+    out = []
+    for section in re.split(r"^\s*\[submodule\b[^\]]*\]\s*$", text, flags=re.MULTILINE)[1:]:
+        path, url = _SUBMODULE_PATH.search(section), _SUBMODULE_URL.search(section)
+        if path:
+            out.append((path.group(1).strip("/"), url.group(1) if url else ""))
+    return out
 
 
 def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -> None:
@@ -105,10 +119,12 @@ def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -
     bootstrap (astropy's ah_bootstrap) takes an installed copy before it tries git or a download,
     neither of which the sandbox allows. Only a submodule setup.py imports counts: other
     submodules (docs themes, test data) are no distributions."""
-    for path in _SUBMODULE_PATH.findall(text):
-        path = path.strip("/")
+    for path, url in _submodule_sections(text):
         if not any(f.startswith(path + "/") for f in files) and path not in facts.absent_submodules:
             facts.absent_submodules.append(path)
+            named = _URL_REPO.match(url)
+            if named:
+                facts.submodule_repos[path] = f"{named.group(1)}/{named.group(2)}"
         if not path.isidentifier() or any(f.startswith(path + "/") for f in files):
             continue
         if not re.search(rf"^\s*(from|import)\s+{path}\b", setup_py, re.MULTILINE):

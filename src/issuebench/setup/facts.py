@@ -43,6 +43,9 @@ class Facts:
     # Git submodules the snapshot does not hold (a clone has no submodule checkout): test data
     # under them is absent, which no environment can mend.
     absent_submodules: list[str] = field(default_factory=list)
+    # Of those, the ones whose .gitmodules url names a repository: folder -> "owner/name", filled
+    # from a local clone of it when one is at hand (harness/submodules.py).
+    submodule_repos: dict[str, str] = field(default_factory=dict)
 
     @property
     def uses_pytest(self) -> bool:

@@ -100,6 +100,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         pre_test=[*(f"{c} >/dev/null 2>&1 || true" for c in cythonize_commands(generated)),
                   REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]],
+        submodules=dict(facts.submodule_repos),
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
                 unittest_pattern=facts.unittest_pattern)

@@ -20,7 +20,7 @@ from typing import Any
 from issuebench import config
 from issuebench.envs import EnvBuilder
 from issuebench.errors import IssuebenchError
-from issuebench.harness import ensure_env_with_overlay
+from issuebench.harness import ensure_env_with_overlay, fill_submodules
 from issuebench.models import EnvSpec, TestStatus
 from issuebench.parsers import get_parser
 from issuebench.sandbox import Bind, Limits, RunStatus, get_sandbox
@@ -170,7 +170,7 @@ class Runner:
     def build(self, plan: Plan) -> tuple[Built | None, Run | None]:
         """The plan's env over a workspace, or the failed build as a Run."""
         spec = plan.built_spec()
-        workspace = self._workspace(spec.python)
+        workspace = self._workspace(spec.python, spec.submodules)
         self.say(f"building python {spec.python} with {len(spec.packages)} packages")
         try:
             env = self._ensure(spec, workspace)
@@ -245,9 +245,9 @@ class Runner:
             self.say(f"  {what}: {time.monotonic() - started:.0f}s, {out.stat().st_size if out.exists() else 0} "
                      f"bytes of output; last: {last}")
 
-    def _workspace(self, python: str) -> Path:
+    def _workspace(self, python: str, submodules: dict[str, str]) -> Path:
         """The earlier attempt's workspace on this Python with tracked files restored, else a
-        fresh export of the snapshot."""
+        fresh export of the snapshot, its submodules filled from clones at hand."""
         previous = self._workspaces.get(python)
         if previous is not None and (previous / ".git").is_dir():
             done = subprocess.run(["git", "-C", str(previous), "checkout", "-q", "--", "."],
@@ -257,6 +257,12 @@ class Runner:
         workspace = self.root / f"attempt-py{python}-{len(list(self.root.iterdir()))}"
         shutil.rmtree(workspace, ignore_errors=True)
         self.tree.export(workspace)
+        if submodules and self.tree.commit:
+            # A submodule's clone is looked for beside the repository's own (a folder of
+            # owner__name clones, as --repos takes) and in the clone cache; never fetched.
+            for note in fill_submodules(submodules, workspace, self.tree.commit, self.tree.root.parent,
+                                        allow_clone=False, holder=self.tree.root):
+                self.say(note)
         self._workspaces[python] = workspace
         return workspace
 
