@@ -223,6 +223,25 @@ def test_printing_forever_hits_output_limit(sandbox, workspace: Path, tmp_path: 
     assert result.output.endswith("the run was stopped]\n")
 
 
+def test_a_run_printing_past_the_limit_keeps_its_start_and_its_end(sandbox, workspace: Path, tmp_path: Path) -> None:
+    # pytest -rA prints every passing test's captured log before the summary the parser reads:
+    # the run goes on, its middle is cut, and the summary at its end is kept.
+    log = tmp_path / "out.log"
+    code = ("import sys\nsys.stdout.write('FIRST LINE\\n')\n"
+            "for i in range(6000):\n    sys.stdout.write(f'captured {i:06d} ' + 'x' * 90 + '\\n')\n"
+            "sys.stdout.write('short test summary: 3 passed\\n')\n")
+    result = py(sandbox, workspace, code, Limits(timeout=30, max_output_bytes=200_000), output_path=log)
+    assert result.status == OK, result.reason
+    assert result.returncode == 0
+    assert result.output.startswith("FIRST LINE\n")
+    assert result.output.endswith("short test summary: 3 passed\n")
+    assert "bytes of output cut here; its start and its end are kept]" in result.output
+    assert "captured 005999 " in result.output and "captured 003000 " not in result.output
+    assert log.read_text() == result.output
+    assert len(result.output) < 200_000 + 1_000
+    assert any("the middle cut" in note for note in result.notes)
+
+
 def test_big_file_hits_file_limit(sandbox, workspace: Path) -> None:
     result = py(sandbox, workspace, "open('big.bin', 'wb').write(b'x' * 5 * 2**20)",
                 Limits(timeout=30, max_file_mb=2))

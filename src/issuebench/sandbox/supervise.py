@@ -1,12 +1,16 @@
 """Run one command under limits, read its output ourselves, and classify how it ended.
 
 Shared by the bubblewrap sandbox and the unsandboxed runner. Reading the pipe here (rather than
-letting the child write a file) is what bounds the output: past `max_output_bytes` we stop
-writing and kill the run, so a test printing forever cannot fill the disk.
+letting the child write a file) is what bounds the output: at most `max_output_bytes` are kept,
+the start of the output and its end (what a runner prints last, its summary, is what the parsers
+read: pytest's `-rA` prints every passing test's captured log before it, and python-multipart's
+run 20 MB of them), the middle cut and said; a run that prints OUTPUT_STOP_FACTOR times the limit
+is stopped, so a test printing forever cannot fill the disk or hold the run until its timeout.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -43,13 +47,16 @@ POLL_INTERVAL = 0.1
 # After the main process exits, how long to keep reading from children that still hold the pipe.
 DRAIN_GRACE = 2.0
 MiB = 1024 * 1024
+OUTPUT_STOP_FACTOR = 10
 
 
 @dataclass
 class _State:
     killed_for: str | None = None
     output_bytes: int = 0
-    chunks: list[bytes] = field(default_factory=list)
+    chunks: list[bytes] = field(default_factory=list)     # the output's start, up to its share
+    tail: collections.deque[bytes] = field(default_factory=collections.deque)   # its latest bytes
+    tail_bytes: int = 0
     status_text: str = ""
     child_pid: int | None = None
     oom_kills: int = 0
@@ -219,6 +226,9 @@ def _result(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup, limi
                 returncode = int(record["exit-code"])  # type: ignore[call-overload]
     if state.peak_mb is not None:
         notes.append(f"peak memory {state.peak_mb:.0f} MiB")
+    if state.tail and state.killed_for != OUTPUT_LIMIT:
+        notes.append(f"the run printed {state.output_bytes} bytes: its start and its last "
+                     f"{limits.max_output_bytes // 4} kept, the middle cut")
     return RunResult(returncode, output, status, reason, duration, " ".join(how),
                      state.output_bytes, sandbox_name, notes)
 
@@ -259,11 +269,14 @@ class _Pump:
                 self.proc.wait()
         finally:
             self.sel.close()
+            ending = _cut_and_tail(state, self.limits)
             if state.killed_for == OUTPUT_LIMIT:
-                note = f"\n[issuebench: output cut at {self.limits.max_output_bytes} bytes; the run was stopped]\n"
-                state.chunks.append(note.encode())
+                ending += (f"\n[issuebench: output over {self.limits.max_output_bytes * OUTPUT_STOP_FACTOR} "
+                           "bytes; the run was stopped]\n").encode()
+            if ending:
+                state.chunks.append(ending)
                 if self.out_file is not None:
-                    self.out_file.write(note.encode())
+                    self.out_file.write(ending)
 
     def _over(self, now: float) -> bool:
         if self.drain_until is None and self.proc.poll() is not None:
@@ -300,21 +313,40 @@ class _Pump:
                             state.child_pid = int(record["child-pid"])  # type: ignore[call-overload]
                 continue
             _take_output(data, state, self.limits, self.out_file)
-            if state.killed_for is None and state.output_bytes > self.limits.max_output_bytes:
+            if state.killed_for is None and \
+                    state.output_bytes > self.limits.max_output_bytes * OUTPUT_STOP_FACTOR:
                 state.killed_for = OUTPUT_LIMIT
                 _kill_tree(self.proc, state, self.group)
 
 
 def _take_output(data: bytes, state: _State, limits: Limits, out_file: IO[bytes] | None) -> None:
-    room = limits.max_output_bytes - state.output_bytes
+    """The start of the output is kept (and written) as it comes, up to three quarters of the
+    limit; after that only the latest quarter, written when the run ends."""
+    tail_share = limits.max_output_bytes // 4
+    room = limits.max_output_bytes - tail_share - state.output_bytes
     state.output_bytes += len(data)
-    if room <= 0:
+    if room > 0:
+        kept, data = data[:room], data[room:]
+        state.chunks.append(kept)
+        if out_file is not None:
+            out_file.write(kept)
+            out_file.flush()
+    if not data:
         return
-    kept = data[:room]
-    state.chunks.append(kept)
-    if out_file is not None:
-        out_file.write(kept)
-        out_file.flush()
+    state.tail.append(data)
+    state.tail_bytes += len(data)
+    while state.tail and state.tail_bytes - len(state.tail[0]) >= tail_share:
+        state.tail_bytes -= len(state.tail.popleft())
+
+
+def _cut_and_tail(state: _State, limits: Limits) -> bytes:
+    """What follows the kept start: the cut, said with its size, then the output's last bytes."""
+    if not state.tail:
+        return b""
+    tail = b"".join(state.tail)[-(limits.max_output_bytes // 4):]
+    skipped = state.output_bytes - sum(len(c) for c in state.chunks) - len(tail)
+    cut = f"\n[issuebench: {skipped} bytes of output cut here; its start and its end are kept]\n"
+    return (cut.encode() if skipped > 0 else b"") + tail
 
 
 _FSIZE_SIGNAL = int(signal.SIGXFSZ)

@@ -38,7 +38,9 @@ class Limits:
     timeout: float = 1800.0              # wall clock seconds; kills the whole process tree
     memory_mb: int | None = 4096         # per-run memory cgroup, else RLIMIT_AS
     max_procs: int | None = 256          # per-run pids cgroup, else RLIMIT_NPROC (not for root)
-    max_output_bytes: int = 20_000_000   # output beyond this is cut and the run stopped
+    # Output kept: its start and, past this, its last quarter (a runner's summary comes last);
+    # a run printing OUTPUT_STOP_FACTOR times as much is stopped.
+    max_output_bytes: int = 20_000_000
     max_file_mb: int | None = 1024       # RLIMIT_FSIZE
 
 
