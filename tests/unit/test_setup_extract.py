@@ -290,3 +290,16 @@ def test_an_absent_submodules_url_names_the_repository_to_fill_it_from(tmp_path:
                                      "vendor/lib": "acme/lib"}
     assert facts.absent_submodules == ["tests/css-parsing-tests", "vendor/lib", "docs/theme"]
     assert plan.spec.submodules == facts.submodule_repos
+
+
+def test_a_pyx_built_by_a_pyproject_backend_is_built_again_before_the_tests(tmp_path: Path) -> None:
+    # propcache: its in-tree backend cythonizes at install and there is no setup.py to build in
+    # place; a patch to the .pyx reached the tests only through the install made again.
+    from issuebench.setup.plan import REINSTALL
+
+    pyproject = ("[build-system]\nrequires = ['setuptools', 'expandvars']\nbackend-path = ['packaging']\n"
+                 "build-backend = 'pep517_backend.hooks'\n[project]\nname = 'x'\n")
+    _facts, plan = _plan(tmp_path / "a", {"pyproject.toml": pyproject, "src/x/_helpers_c.pyx": "cdef int a\n"})
+    assert plan.spec.pre_test == [REINSTALL]
+    _facts, plan = _plan(tmp_path / "b", {"pyproject.toml": pyproject})
+    assert plan.spec.pre_test == []

@@ -97,8 +97,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         exclude_newer_source="fixed" if date else "none",
         env_vars=env_vars,
         # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
-        pre_test=[*(f"{c} >/dev/null 2>&1 || true" for c in cythonize_commands(generated)),
-                  REBUILD_EXTENSIONS] if installable and builds_extensions(tree) else [],
+        pre_test=rebuild_before_tests(tree, generated) if installable else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]],
         submodules=dict(facts.submodule_repos),
     )
@@ -111,6 +110,21 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
 # or they run the old code. Failing to compile leaves the old build (and the pure-Python fallback).
 REBUILD_EXTENSIONS = "python setup.py build_ext --inplace -q >/dev/null 2>&1 || true"
 _EXTENSION = re.compile(r"\bExtension\(|\bext_modules\s*=")
+
+
+# A project whose own pyproject backend cythonizes and compiles at install (propcache, whose
+# in-tree backend wraps setuptools) has no setup.py to build in place: the editable install is
+# made again, which compiles the patched .pyx into the workspace before it installs.
+REINSTALL = f"{EDITABLE_INSTALL} >/dev/null 2>&1 || true"
+
+
+def rebuild_before_tests(tree: SourceTree, generated: list[str]) -> list[str]:
+    """What compiles a patched extension source before the tests (none: a pure-Python project)."""
+    if builds_extensions(tree):
+        return [*(f"{c} >/dev/null 2>&1 || true" for c in cythonize_commands(generated)), REBUILD_EXTENSIONS]
+    if not tree.exists("setup.py") and any(path.endswith(".pyx") for path in tree.files()):
+        return [REINSTALL]
+    return []
 
 
 def builds_extensions(tree: SourceTree) -> bool:
