@@ -40,7 +40,7 @@ from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_
 from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task
 from issuebench.parsers import EXIT_CODE_MARKER
-from issuebench.patch import apply_patch, files_touched
+from issuebench.patch import apply_patch, files_touched, submodule_moves
 from issuebench.repos import find_repo
 from issuebench.sandbox import Limits
 
@@ -105,7 +105,8 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
                                                                       run, log, apply_test_patch):
         return run
-    if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source):
+    if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source,
+                                                                                spec, ctx, log):
         return run
     again = getattr(ctx.env_builder, "prepare_patched_run", None)   # other backends have none
     if model_patch and model_patch.strip() and again is not None:
@@ -165,15 +166,22 @@ def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[
     return True
 
 
-def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun, source: Path) -> bool:
+def _apply_test_patch(task: Task, ws: Path, test_files: list[str], run: TestRun, source: Path,
+                      spec: EnvSpec, ctx: EvalContext, log: InstanceLog) -> bool:
     """The task's own test patch; its images without data (SWE-bench's rows) come from the source
-    clone, whose pull-request commits hold them (the workspace holds the base commit alone)."""
+    clone, whose pull-request commits hold them (the workspace holds the base commit alone). A
+    submodule it moves is filled again at the new commit when the recipe names its repository."""
     reset_paths(ws, task.base_commit, test_files)
-    result = apply_patch(ws, task.test_patch, binaries_from=source)
-    if result.status not in _APPLIED:
+    text, moves = submodule_moves(task.test_patch)
+    result = apply_patch(ws, text, binaries_from=source) if text.strip() else None
+    if result is not None and result.status not in _APPLIED:
         run.status = InstanceStatus.TEST_PATCH_FAILED
         run.reason = f"test patch does not apply: {tail(result.log)}"
         return False
+    known = {path: spec.submodules[path] for path in moves if path in spec.submodules}
+    _note(run, log, *fill_submodules(known, ws, task.base_commit, ctx.repos_dir, ctx.allow_clone, moved=moves),
+          *(f"submodule {path}: the test patch moves it to {commit[:12]}, but no recipe names its repository"
+            for path, commit in moves.items() if path not in known))
     return True
 
 

@@ -9,6 +9,7 @@ exported at the recorded commit, never fetched at run time; what cannot be fille
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,12 +25,13 @@ def recorded_commit(ws: Path, base_commit: str, path: str) -> str | None:
 
 
 def fill_submodules(submodules: dict[str, str], ws: Path, base_commit: str, repos_dir: Path | None,
-                    allow_clone: bool, *, holder: Path | None = None) -> list[str]:
+                    allow_clone: bool, *, holder: Path | None = None, moved: dict[str, str] | None = None) -> list[str]:
     """Fill each submodule folder; one note per submodule, filled or not and why. `holder` is the
-    repository that holds base_commit when the workspace does not (setup's exported snapshot)."""
+    repository that holds base_commit when the workspace does not (setup's exported snapshot);
+    `moved` the commits a test patch moves submodules to (the folder is emptied and filled again)."""
     notes = []
     for path, repo in submodules.items():
-        commit = recorded_commit(holder or ws, base_commit, path)
+        commit = (moved or {}).get(path) or recorded_commit(holder or ws, base_commit, path)
         if commit is None:
             notes.append(f"submodule {path}: the base commit records none there")
             continue
@@ -39,6 +41,8 @@ def fill_submodules(submodules: dict[str, str], ws: Path, base_commit: str, repo
             notes.append(f"submodule {path} not filled: no clone of {repo} ({exc.message})")
             continue
         target = ws / path
+        if path in (moved or {}) and target.is_dir():
+            shutil.rmtree(target)
         target.mkdir(parents=True, exist_ok=True)
         # A snapshot leaves out files of 4 MiB and more (mbedtls's generated test data): the
         # folder gets every file the clone holds, and the left-out ones are named.

@@ -16,6 +16,7 @@ from issuebench.patch.parse import (
 from issuebench.patch.paths import TestPathRules, files_touched, is_test_path, split_patch
 from issuebench.patch.repair import needs_repair, normalize_patch, repair_patch
 from issuebench.patch.stats import PatchStats, patch_stats
+from issuebench.patch.submodule_moves import submodule_moves
 
 __all__ = [
     "ApplyResult",
@@ -36,5 +37,6 @@ __all__ = [
     "repair_patch",
     "split_patch",
     "strip_level",
+    "submodule_moves",
     "unsafe_path_reason",
 ]
