@@ -242,6 +242,17 @@ def test_a_run_printing_past_the_limit_keeps_its_start_and_its_end(sandbox, work
     assert any("the middle cut" in note for note in result.notes)
 
 
+def test_temporary_files_share_no_top_level_folder_with_the_workspace(sandbox, workspace: Path) -> None:
+    # As under the reference's /testbed and /tmp: docutils' relative_path turns a temporary
+    # file's path relative to the working folder when both share their first folder, and
+    # sphinx-11510's included document got a name starting with `..`.
+    code = ("import os, tempfile\nd = tempfile.mkdtemp()\nopen(os.path.join(d, 'f'), 'w').write('x')\n"
+            "print(os.path.commonpath([d, os.getcwd()]), len(os.listdir(tempfile.gettempdir())))")
+    result = py(sandbox, workspace, code)
+    assert result.status == OK, result.output
+    assert result.output.split() == ["/", "1"], result.output
+
+
 def test_big_file_hits_file_limit(sandbox, workspace: Path) -> None:
     result = py(sandbox, workspace, "open('big.bin', 'wb').write(b'x' * 5 * 2**20)",
                 Limits(timeout=30, max_file_mb=2))

@@ -5,6 +5,7 @@ What a sandboxed command sees:
   /dev, /proc    a minimal /dev and a /proc of its own pid namespace (no host processes)
   /tmp           an empty tmpfs; the workspace is bound read-write at TESTBED_PATH inside it
                  (bwrap cannot create a new top-level mount point under a read-only /)
+  /var/tmp       an empty tmpfs, the run's TMPDIR (SCRATCH_DIR: outside the workspace's /tmp)
   TESTBED/.git   read-only, so code under test cannot plant hooks or config that the harness's
                  later git commands (outside the sandbox) would run
   $HOME, /root,  empty tmpfs; the issuebench cache root too, so a run cannot read other runs'
@@ -33,6 +34,12 @@ from issuebench.sandbox.supervise import supervise
 from issuebench.sandbox.types import SANDBOX_FAILED, Bind, Limits, RunResult
 
 SANDBOX_HOME = "/tmp/home"
+# The temporary folder a run's tools use (tempfile, pytest's tmp_path): an empty tmpfs of its own
+# outside /tmp, so that, as under the reference's /testbed and /tmp, the workspace and the
+# temporary files share no top-level folder. docutils' relative_path gives a path relative to the
+# working folder when the two share their first folder: sphinx-11510's included file then became
+# `../pytest-of-root/...` instead of its absolute path, and its document name was wrong.
+SCRATCH_DIR = "/var/tmp" if Path("/var/tmp").is_dir() else "/tmp"
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # The whole environment a command starts from. PYTHONDONTWRITEBYTECODE is deliberately not set:
 # the reference harness does not set it, and some projects' own tests check .pyc writing.
@@ -41,7 +48,7 @@ BASE_ENV = {
     "HOME": SANDBOX_HOME,
     "LANG": "C.UTF-8",
     "LC_ALL": "C.UTF-8",
-    "TMPDIR": "/tmp",
+    "TMPDIR": SCRATCH_DIR,
 }
 # Directories never worth hiding behind a tmpfs (hiding them would break the system view).
 _NEVER_HIDE = {"/", "/usr", "/etc", "/bin", "/lib", "/lib64", "/sbin", "/opt", "/var", "/tmp", "/proc", "/dev"}
@@ -92,6 +99,10 @@ def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], e
         # tmpfs pages are charged to the run's memory cgroup; the size caps them without one too.
         args += ["--size", str((limits.memory_mb or 4096) * 1024 * 1024)]
     args += ["--tmpfs", "/tmp"]
+    if SCRATCH_DIR != "/tmp":
+        if bwrap_supports("--size"):
+            args += ["--size", str((limits.memory_mb or 4096) * 1024 * 1024)]
+        args += ["--tmpfs", SCRATCH_DIR]
     if Path("/sys/fs/cgroup").is_dir():
         # The host's cgroup files describe the host's scheduling, not the run's: pylint reads a
         # cgroup v1 cpu.shares of 1024 as "1 CPU" and skips its multiprocessing tests, which then
