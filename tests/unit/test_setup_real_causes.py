@@ -497,3 +497,19 @@ def test_a_failure_on_a_file_the_clone_lacks_is_blamed_on_the_clone() -> None:
     result = _result("astropy/astropy", Clone(), None, [cut], (Run("test", log=error), _plan(["pytest"]), ""), 0.95,  # type: ignore[arg-type]
                      None, time.monotonic())
     assert result.reason.startswith("the clone lacks")
+
+
+@pytest.mark.network
+def test_the_first_python_is_one_whose_bounded_packages_have_wheels_at_the_date() -> None:
+    # pint 0.25: numpy>=1.23,<2.0.0 has no wheel for 3.13, whose environment compiled numpy from
+    # source until the stage ran out of time; 3.12 has wheels of every package.
+    from issuebench.setup.wheel_python import with_wheel_python
+
+    plan = Plan(spec=EnvSpec(python="3.13", packages=["numpy>=1.23,<2.0.0", "pytest"],
+                             exclude_newer="2025-08-01T00:00:00Z"), runner="pytest", pythons=["3.13", "3.12", "3.11"])
+    chosen = with_wheel_python(plan)
+    assert chosen.spec.python == "3.12"
+    assert "3.13 has no wheel of some package" in chosen.spec.notes[-1]
+    # Unbounded packages are not looked at; a package that is only an sdist keeps the order.
+    assert with_wheel_python(plan.copy(packages=["numpy", "pytest"])).spec.python == "3.13"
+    assert with_wheel_python(plan.copy(packages=["docopt==0.6.2"])).spec.python == "3.13"

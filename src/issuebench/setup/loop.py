@@ -26,6 +26,7 @@ from issuebench.setup.pyversions import installed_minors, rank_pythons, released
 from issuebench.setup.runner import FILE_BUDGET, Progress, Run, Runner
 from issuebench.setup.search import Attempt, Limits, Search
 from issuebench.setup.source import SourceTree
+from issuebench.setup.wheel_python import with_wheel_python
 
 # Defaults that end a setup within minutes on any repository: seconds one test run may take, and
 # seconds after which no attempt starts and a running test run is cut.
@@ -166,7 +167,8 @@ def _survey(src: str | Path, commit: str | None, date: str | None, repo_name: st
 def _candidates(survey: _Survey, store: RecipeMemory | None) -> list[Plan]:
     """Remembered recipes of nearby commits first, then the plan extracted from this commit's files."""
     remembered = _remembered_plans(store, survey.repo, survey.when, survey.facts, survey.pythons) if store else []
-    return [*remembered, initial_plan(survey.facts, survey.tree, date=survey.when, pythons=survey.pythons)]
+    extracted = initial_plan(survey.facts, survey.tree, date=survey.when, pythons=survey.pythons)
+    return [*remembered, with_wheel_python(extracted)]
 
 
 _TEST_FILE = re.compile(r"(^|/)(tests?|testing)/.*\.py$|(^|/)(test_[^/]*|[^/]*_test|tests?)\.py$")
