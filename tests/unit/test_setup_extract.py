@@ -303,3 +303,13 @@ def test_a_pyx_built_by_a_pyproject_backend_is_built_again_before_the_tests(tmp_
     assert plan.spec.pre_test == [REINSTALL]
     _facts, plan = _plan(tmp_path / "b", {"pyproject.toml": pyproject})
     assert plan.spec.pre_test == []
+
+
+def test_a_command_covering_under_half_the_test_files_does_not_narrow_the_suite(tmp_path: Path) -> None:
+    # python-multipart: the one pytest line its files hold is the benchmarks' CI job; setup judged
+    # the environment on those 5 tests of 146.
+    workflow = "jobs:\n  b:\n    steps:\n      - run: uv run pytest tests/test_benchmarks.py --codspeed\n"
+    _facts, plan = _plan(tmp_path, {".github/workflows/benchmark.yml": workflow,
+                                    **{f"tests/test_{n}.py": "def test():\n    pass\n"
+                                       for n in ("benchmarks", "file", "multipart")}})
+    assert plan.test_args == ["tests"]
