@@ -225,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             walls[step] = walls.get(step, 0.0) + run_step(args, step, rows_file, ids)
             walls_path.write_text(json.dumps(walls))
     text = report(rows, misses, {s: results(args.output, s) for s in STEPS}, env_records(args.home), walls)
+    # A reason quotes the paths it failed at; the report names the home, not where it is.
+    text = text.replace(str(args.home.resolve()), "ISSUEBENCH_HOME").replace(str(args.home), "ISSUEBENCH_HOME")
     (args.output / "multilang-pass.md").write_text(text)
     print(text)
     return 0
