@@ -25,16 +25,20 @@ def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
 def home_outside_tmp():
     """A $HOME that only the sandbox's hiding of $HOME keeps out of reach.
 
-    Under /tmp (where tmp_path lives) a secret would be hidden by the sandbox's private /tmp
-    whatever it does with $HOME, and a test of the $HOME defence would pass without it.
+    Under /tmp (where tmp_path lives) or /var/tmp a secret would be hidden by the sandbox's
+    private temporary folders whatever it does with $HOME, and a test of the $HOME defence would
+    pass without it: the folder is made in the real home (hidden only by that same defence).
     """
     import shutil
     import tempfile
     from pathlib import Path
 
+    base = Path.home().resolve()
+    if any(base == Path(t) or Path(t) in base.parents for t in ("/tmp", "/var/tmp")):
+        pytest.skip("the home folder is under a temporary folder the sandbox replaces")
     try:
-        path = Path(tempfile.mkdtemp(prefix="issuebench-test-home-", dir="/var/tmp"))
+        path = Path(tempfile.mkdtemp(prefix=".issuebench-test-home-", dir=base))
     except OSError:
-        pytest.skip("no writable /var/tmp for a home outside the sandbox's private /tmp")
+        pytest.skip("no writable home folder for a home outside the sandbox's temporary folders")
     yield path
     shutil.rmtree(path, ignore_errors=True)
