@@ -204,7 +204,7 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
                   f"large files; clone the full repository); {reason}")
     elif not success and run.lacking_clone:
         # tinycss2: its one test module reads the css-parsing-tests submodule; nothing else is judged.
-        wanted = ", ".join(f"{r.replace('/', '__')}" for r in plan.spec.submodules.values()) or "its repository"
+        wanted = ", ".join(r.replace("/", "__") for r in plan.spec.submodules.values()) or "its repository"
         reason = (f"{', '.join(run.lacking_clone[:3])} could not import for want of a git submodule the clone "
                   f"lacks; a clone of {wanted} beside this one fills it; {reason}")
     elif not success and attempts[-1].error_kind == "needs_network":
