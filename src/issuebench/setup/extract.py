@@ -21,6 +21,7 @@ from issuebench.setup.extract_tools import (
     runs_tests,
 )
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
+from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -87,7 +88,7 @@ def extract(tree: SourceTree) -> Facts:
         elif not facts.install_requires and not facts.has_pyproject_build:
             facts.install_requires += parse_requirements_text(text, "requirements.txt", tree.read)[0]
     if ".gitmodules" in files:
-        _read_gitmodules(tree.read(".gitmodules") or "", facts, files, tree.read("setup.py") or "")
+        read_gitmodules(tree.read(".gitmodules") or "", facts, files, tree.read("setup.py") or "")
     facts.test_commands = list(dict.fromkeys(c.strip() for c in facts.test_commands))
     if "conftest.py" in files or any(p.endswith("/conftest.py") for p in files):
         facts.pytest_configured = True
@@ -95,45 +96,6 @@ def extract(tree: SourceTree) -> Facts:
 
 
 # -- metadata files -------------------------------------------------------------------------
-
-_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
-_SUBMODULE_URL = re.compile(r"^\s*url\s*=\s*(\S+)\s*$", re.MULTILINE)
-# The repository a url names: the last two parts of its path (https://host/owner/name.git,
-# git@host:owner/name); a relative url (../name) names none.
-_URL_REPO = re.compile(r"(?:^[a-z+]+://[^/]+/|^[\w.-]+@[\w.-]+:)(?:[^\s]*/)?([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
-
-
-def _submodule_sections(text: str) -> list[tuple[str, str]]:
-    """(path, url) of each `[submodule ...]` section; url empty when it names none."""
-    out = []
-    for section in re.split(r"^\s*\[submodule\b[^\]]*\]\s*$", text, flags=re.MULTILINE)[1:]:
-        path, url = _SUBMODULE_PATH.search(section), _SUBMODULE_URL.search(section)
-        if path:
-            out.append((path.group(1).strip("/"), url.group(1) if url else ""))
-    return out
-
-
-def _read_gitmodules(text: str, facts: Facts, files: list[str], setup_py: str) -> None:
-    """A Python package vendored as a git submodule that the snapshot does not hold is a build
-    requirement from the index: a clone or archive has no submodule checkout, and the project's
-    bootstrap (astropy's ah_bootstrap) takes an installed copy before it tries git or a download,
-    neither of which the sandbox allows. Only a submodule setup.py imports counts: other
-    submodules (docs themes, test data) are no distributions."""
-    for path, url in _submodule_sections(text):
-        if not any(f.startswith(path + "/") for f in files) and path not in facts.absent_submodules:
-            facts.absent_submodules.append(path)
-            named = _URL_REPO.match(url)
-            if named:
-                facts.submodule_repos[path] = f"{named.group(1)}/{named.group(2)}"
-        if not path.isidentifier() or any(f.startswith(path + "/") for f in files):
-            continue
-        if not re.search(rf"^\s*(from|import)\s+{path}\b", setup_py, re.MULTILINE):
-            continue
-        name = path.replace("_", "-")
-        if name not in facts.setup_requires:     # setup.py's own build needs, with or without a pyproject
-            facts.setup_requires.append(name)
-            facts.notes.append(f".gitmodules: submodule {path} is not in the snapshot; "
-                               f"{name} from the index as a build requirement")
 
 def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     """The standard tables first (build-system, project, dependency-groups), then each tool's:
