@@ -26,9 +26,10 @@ pytestmark = pytest.mark.xdist_group("demo-eval")
 ENV = {**os.environ, "COLUMNS": "200"}
 
 
-def eval_cmd(out: Path, preds: Path | str, *extra: str) -> list[str]:
+def eval_cmd(out: Path, preds: Path | str, *extra: str, hangup: bool = True) -> list[str]:
     return interruptible("-m", "issuebench", "eval", "--dataset", "demo", "--predictions", str(preds),
-                         "--run-id", "r", "--workers", "2", "--timeout", "120", "--output", str(out), *extra)
+                         "--run-id", "r", "--workers", "2", "--timeout", "120", "--output", str(out), *extra,
+                         hangup=hangup)
 
 
 def model_dir(out: Path, model: str = "m") -> Path:
@@ -224,7 +225,7 @@ def test_one_eval_per_run_a_second_stops_at_once_and_a_crash_releases_the_lock(t
 
 def test_a_run_started_with_nohup_survives_its_terminal_closing(tmp_path):
     _tasks, _blocked, preds = eleven_of_twelve(tmp_path)
-    proc = subprocess.Popen(["nohup", *eval_cmd(tmp_path / "out", preds)], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(["nohup", *eval_cmd(tmp_path / "out", preds, hangup=False)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True, env=ENV)
     wait_until(lambda: sandbox_running(proc.pid), lambda: proc.poll() is None, what="the sandbox")
     os.killpg(proc.pid, signal.SIGHUP)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.interruptible import interruptible
+
 pytestmark = pytest.mark.xdist_group("demo-eval")
 ISSUEBENCH = Path(sys.executable).with_name("issuebench")
 
@@ -28,7 +30,10 @@ def next_argv(text: str) -> list[str]:
 
 
 def test_serve_replays_the_demos_predict_step(tmp_path: Path) -> None:
-    server = subprocess.Popen([str(ISSUEBENCH), "serve", "demo:infer", "--write-script", str(tmp_path / "s.json")],
+    # Through the trampoline: a test run started in the background ignores SIGINT, and the
+    # server would then never see the one sent to stop it.
+    server = subprocess.Popen(interruptible("-m", "issuebench", "serve", "demo:infer", "--write-script",
+                                            str(tmp_path / "s.json")),
                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
