@@ -39,3 +39,14 @@ def test_the_release_sdist_is_fetched_and_checked(index, tmp_path):
 def test_links_match_the_exact_release_only():
     html = '<a href="/f/pkg-1.0.zip">x</a><a href="/f/pkg-1.0.1.tar.gz">y</a><a href="/f/pkg-1.0.whl">z</a>'
     assert [f for f, _, _ in sdist_links(html, "http://h/simple/pkg/", "pkg", "1.0")] == ["pkg-1.0.zip"]
+
+
+def test_an_sdist_comes_from_the_page_without_pip_preparing_it(index, tmp_path, monkeypatch):
+    from issuebench.index import sdists
+
+    def no_pip(*args):
+        raise AssertionError(f"pip ran: {args}")
+
+    monkeypatch.setattr(sdists, "_pip", no_pip)
+    path = sdists.download_sdist("old-pkg", "1.0", tmp_path / "dl")
+    assert path is not None and path.read_bytes() == index

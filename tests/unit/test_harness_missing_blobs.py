@@ -73,3 +73,34 @@ def test_a_file_no_release_holds_is_looked_for_once(tmp_path, monkeypatch):
     searched.clear()
     again = missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z")
     assert [p for p, _ in again.missing] == ["pkg/data/big.h5"] and searched == []
+
+
+def test_two_workers_completing_one_clone_search_the_releases_once(tmp_path, monkeypatch):
+    import threading
+    import time
+
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    src = tmp_path / "src"
+    big = "z" * 5000 + "\n"
+    base = init_repo(src, {"pkg/data/big.h5": big, "pkg/mod.py": "x = 1\n"})
+    sha = missing_blobs.git_blob_id(big.encode())
+    _drop_object(src, sha)
+    downloads = []
+
+    def release(name, version, wanted):
+        downloads.append(version)
+        time.sleep(0.5)  # a download: the other worker arrives while it runs
+        return {sha: big.encode()}
+
+    monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: ["1.0"])
+    monkeypatch.setattr(missing_blobs, "_blobs_in_release", release)
+    results = []
+    workers = [threading.Thread(target=lambda: results.append(
+        missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z"))) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert downloads == ["1.0"]
+    assert [r.missing for r in results] == [[], []]
+    assert all(r.filled == [("pkg/data/big.h5", sha)] for r in results)

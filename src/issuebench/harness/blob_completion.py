@@ -11,6 +11,7 @@ workspace then holds exactly the commit, byte for byte. Found blobs go into a si
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import subprocess
 import tarfile
@@ -67,6 +68,14 @@ def complete(source: Path, commit: str, repo: str, when: str | None) -> Completi
     if not missing:
         return Completion(None, [])
     store = store_for(source)
+    # One search at a time per store: two workers checking out commits of one release would
+    # otherwise each download and read the same sdists, and the second finds them stored.
+    with open(store.parent / "search.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _complete_locked(store, missing, repo, when)
+
+
+def _complete_locked(store: Path, missing: list[tuple[str, str]], repo: str, when: str | None) -> Completion:
     still = [(p, s) for p, s in missing if not _in_store(store, s)]
     # A blob no release held when it was last looked for is not looked for again: a search reads
     # every release's sdist (minutes), and a commit is checked out once per run at least.

@@ -36,26 +36,30 @@ def index_versions(name: str) -> list[str]:
 
 
 def download_sdist(name: str, version: str, dest: Path) -> Path | None:
-    """The sdist of one release, or None when that release has none."""
+    """The sdist of one release, or None when that release has none.
+
+    Straight from the index's simple page first: `pip download` of an sdist prepares its metadata,
+    which installs the build requirements and runs the build backend (half a minute and more for a
+    project with compiled parts on a machine whose caches are empty), only to keep the archive.
+    pip comes second, for what the page cannot give (an extra index or find-links of pip's
+    configuration).
+    """
     dest.mkdir(parents=True, exist_ok=True)
+    try:
+        fetched = fetch_sdist(name, version, dest)
+    except OSError:
+        fetched = None
+    if fetched is not None:
+        return fetched
     before = set(dest.iterdir())
     proc = _pip("download", "--no-deps", "--no-binary", ":all:", "--no-build-isolation",
                 f"{name}=={version}", "-d", str(dest))
     new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
     if proc.returncode != 0 or not new:
         # --no-build-isolation fails for sdists needing build tools we lack: retry isolated.
-        proc = _pip("download", "--no-deps", "--no-binary", ":all:", f"{name}=={version}",
-                    "-d", str(dest))
+        _pip("download", "--no-deps", "--no-binary", ":all:", f"{name}=={version}", "-d", str(dest))
         new = [p for p in set(dest.iterdir()) - before if _is_archive(p)]
-    if not new:
-        # pip prepares metadata even to download, which an old setup.py may no longer survive:
-        # take the file from the index's simple page instead.
-        try:
-            fetched = fetch_sdist(name, version, dest)
-        except OSError:
-            fetched = None
-        return fetched
-    return new[0]
+    return new[0] if new else None
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess[str]:
