@@ -227,5 +227,6 @@ def explain_grade(result: Grade, status_map: Mapping[str, TestStatus] | None = N
                 line += f" ({len(absent)} of them absent from the log: the run never reported them)"
             parts.append(line)
     parts.extend(f"strict: {flag}" for flag in result.strict_flags)
-    parts.extend(f"the log does not describe the run: {why}" for why in result.untrusted[:2])
+    if result.untrusted:
+        parts.append("the log does not describe the run: " + "; ".join(result.untrusted[:2]))
     return "; ".join(parts) or "not resolved"

@@ -137,6 +137,17 @@ def test_inner_sessions(tmp_path):
     assert not any("reports" in note for note in report.notes), report.notes
 
 
+def test_an_honest_run_whose_rootdir_is_below_the_working_folder_still_resolves(world) -> None:
+    """A config file in `tests/` (rich's `tests/pytest.ini`) makes `tests/` pytest's rootdir, as
+    `--rootdir=tests` does here: node ids then start below it (`test_core.py::test_add`), while
+    the summary the log shows names tests from the working folder (`tests/test_core.py::...`).
+    The runner's report speaks as the summary does."""
+    base = world["task"]
+    spec = base.env.model_copy(update={"test_cmd": base.env.test_cmd + " --rootdir=tests"})
+    report = evaluate_task(world, base.model_copy(update={"env": spec}), "rootdir-below")
+    assert report.status is InstanceStatus.RESOLVED, report.reason
+
+
 def test_a_test_command_with_its_own_pythonpath_runs_again_without_the_plugin(world) -> None:
     """A command that sets PYTHONPATH itself hides the plugin, and pytest refuses to start: the
     harness runs it once more without the plugin rather than fail an honest run."""

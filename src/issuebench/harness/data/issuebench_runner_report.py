@@ -61,8 +61,23 @@ class _Recorder:
     """Registered with the first (outermost) session's plugin manager only: a session that
     pytest's own tests start inside this process has a manager of its own and never calls it."""
 
-    def __init__(self):
+    def __init__(self, config):
         self.outcomes = {}
+        # Ids as the terminal summary prints them, from the working folder: a node id is relative
+        # to the rootdir, which an ini file below the working folder (`tests/pytest.ini`) moves.
+        self._shown = getattr(config, "cwd_relative_nodeid", None)
+
+    def _name(self, report):
+        if self._shown is None:
+            return report.nodeid
+        # pytest 9 gives the summary's own call a NodeId object (`report.id`); older ones a string.
+        shown_as = getattr(report, "id", None)
+        if shown_as is None or isinstance(shown_as, str):
+            shown_as = report.nodeid
+        try:
+            return str(self._shown(shown_as))
+        except Exception:
+            return report.nodeid
 
     def _record(self, nodeid, status):
         previous = self.outcomes.get(nodeid)
@@ -72,11 +87,11 @@ class _Recorder:
     def pytest_runtest_logreport(self, report):
         status = _phase_status(report)
         if status is not None:
-            self._record(report.nodeid, status)
+            self._record(self._name(report), status)
 
     def pytest_collectreport(self, report):
         if report.failed:
-            self._record(report.nodeid, "ERROR")  # a module that cannot be collected
+            self._record(self._name(report), "ERROR")  # a module that cannot be collected
 
     def pytest_sessionfinish(self, session, exitstatus):
         global _channel
@@ -99,4 +114,4 @@ def pytest_configure(config):
     if _channel is None or _owner is not None:
         return
     _owner = config
-    config.pluginmanager.register(_Recorder(), "issuebench-runner-recorder")
+    config.pluginmanager.register(_Recorder(config), "issuebench-runner-recorder")
