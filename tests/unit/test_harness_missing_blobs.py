@@ -2,6 +2,7 @@
 objects whose ids match exactly; files nothing holds are left out of the workspace, said in its
 notes, and looked for in the releases only once."""
 
+import shutil
 import subprocess
 
 from issuebench.harness import blob_completion as missing_blobs
@@ -57,7 +58,8 @@ def test_release_members_count_only_with_the_commits_own_blob_id(tmp_path, monke
     wanted = [("pkg/a.dat", missing_blobs.git_blob_id(b"right\n")),
               ("pkg/b.dat", missing_blobs.git_blob_id(b"new contents\n"))]
     found = missing_blobs._blobs_in_release("pkg", "1.0", wanted)
-    assert list(found.values()) == [b"right\n"]
+    assert list(found.exact.values()) == [b"right\n"]
+    assert found.same_path == {"pkg/b.dat": b"old contents\n"}  # another version: a stand-in at most
 
 
 def test_a_file_no_release_holds_is_looked_for_once(tmp_path, monkeypatch):
@@ -67,7 +69,7 @@ def test_a_file_no_release_holds_is_looked_for_once(tmp_path, monkeypatch):
     _drop_object(src, missing_blobs.git_blob_id(("y" * 5000 + "\n").encode()))
     searched = []
     monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: searched.append(name) or ["1.0"])
-    monkeypatch.setattr(missing_blobs, "_blobs_in_release", lambda name, version, wanted: {})
+    monkeypatch.setattr(missing_blobs, "_blobs_in_release", lambda name, version, wanted: missing_blobs.ReleaseFiles())
     first = missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z")
     assert [p for p, _ in first.missing] == ["pkg/data/big.h5"] and searched
     searched.clear()
@@ -90,7 +92,7 @@ def test_two_workers_completing_one_clone_search_the_releases_once(tmp_path, mon
     def release(name, version, wanted):
         downloads.append(version)
         time.sleep(0.5)  # a download: the other worker arrives while it runs
-        return {sha: big.encode()}
+        return missing_blobs.ReleaseFiles(exact={sha: big.encode()})
 
     monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: ["1.0"])
     monkeypatch.setattr(missing_blobs, "_blobs_in_release", release)
@@ -104,3 +106,41 @@ def test_two_workers_completing_one_clone_search_the_releases_once(tmp_path, mon
     assert downloads == ["1.0"]
     assert [r.missing for r in results] == [[], []]
     assert all(r.filled == [("pkg/data/big.h5", sha)] for r in results)
+
+
+def test_releases_are_tried_nearest_first_on_both_sides_of_the_date(monkeypatch):
+    """A file new since the last release is only in the next one: with many releases before the
+    date, the first one after it is still among those tried."""
+    times = {f"1.{i}": f"2020-0{i + 1}-01T00:00:00Z" for i in range(9)} | {"2.0": "2021-06-01T00:00:00Z",
+                                                                          "2.1": "2021-09-01T00:00:00Z"}
+    monkeypatch.setattr(missing_blobs, "fetch_upload_times", lambda name: times)
+    order = missing_blobs._releases_nearest("pkg", "2021-01-01T00:00:00Z")
+    assert order[:4] == ["1.8", "2.0", "1.7", "2.1"]
+    assert len(order) == missing_blobs.MAX_RELEASES
+    assert missing_blobs._releases_nearest("pkg", None)[:2] == ["2.1", "2.0"]
+
+
+def test_a_file_whose_bytes_no_release_holds_gets_the_nearest_releases_version_said_as_a_stand_in(
+        tmp_path, monkeypatch):
+    import tarfile
+
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    src = tmp_path / "src"
+    table = "1962 0.1\n" * 700  # a data table the commit changed after the last release
+    base = init_repo(src, {"pkg/data/table.dat": table, "pkg/mod.py": "x = 1\n"})
+    _drop_object(src, missing_blobs.git_blob_id(table.encode()))
+    released = tmp_path / "released.dat"
+    released.write_text(table + "2023 0.2\n")
+    archive = tmp_path / "pkg-2.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tf:
+        tf.add(released, arcname="pkg-2.0/pkg/data/table.dat")
+    monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: ["2.0"])
+    monkeypatch.setattr(missing_blobs, "download_sdist", lambda name, version, dest: archive)
+
+    for _ in range(2):  # searched, then read from what the search recorded
+        ws = create_workspace(src, base, tmp_path / "w", repo="o/pkg", when="2023-01-01T00:00:00Z")
+        assert (ws / "pkg" / "data" / "table.dat").read_text() == table + "2023 0.2\n"
+        assert any("stand-in" in note and "pkg 2.0" in note for note in workspace_notes(ws)), workspace_notes(ws)
+        status = subprocess.run(["git", "status", "--porcelain"], cwd=ws, capture_output=True, text=True)
+        assert status.stdout == ""  # a diff of the workspace never carries the stand-in
+        shutil.rmtree(tmp_path / "home" / "templates")  # the next checkout is made anew

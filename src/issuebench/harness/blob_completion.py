@@ -18,6 +18,7 @@ import tarfile
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 
 from issuebench import config
@@ -35,6 +36,9 @@ class Completion:
     missing: list[tuple[str, str]]           # (path, blob id) still missing afterwards
     sources: list[str] = field(default_factory=list)   # releases the blobs came from
     filled: list[tuple[str, str]] = field(default_factory=list)   # (path, blob id) taken from them
+    # (path, stored blob id, release) of missing files whose own bytes no release holds, where the
+    # nearest release holding that path gives a stand-in: not the commit's bytes, said as such.
+    stand_ins: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def git_blob_id(data: bytes) -> str:
@@ -81,24 +85,44 @@ def _complete_locked(store: Path, missing: list[tuple[str, str]], repo: str, whe
     # every release's sdist (minutes), and a commit is checked out once per run at least.
     unknown = [(p, s) for p, s in still if not (_searched(store) / s).is_file()]
     if not unknown:
-        return Completion(store, still, [], [m for m in missing if m not in still])
+        return Completion(store, still, [], [m for m in missing if m not in still], _recorded_stand_ins(store, still))
     still = unknown + [m for m in still if m not in unknown]
     sources: list[str] = []
+    nearest_same_path: dict[str, tuple[bytes, str]] = {}
     for name in _project_names(repo, missing):
         if not still:
             break
         for version in _releases_nearest(name, when):
-            found = _blobs_in_release(name, version, still)
-            if found:
-                for data in found.values():
+            files = _blobs_in_release(name, version, still)
+            if files.exact:
+                for data in files.exact.values():
                     _write_blob(store, data)
                 sources.append(f"{name} {version}")
-                still = [(p, s) for p, s in still if s not in found]
+                still = [(p, s) for p, s in still if s not in files.exact]
+            for path, data in files.same_path.items():
+                nearest_same_path.setdefault(path, (data, f"{name} {version}"))
             if not still:
                 break
-    for _path, sha in still:
-        (_searched(store) / sha).write_text(f"not in the releases of {repo} near {when}\n")
-    return Completion(store, still, sources, [m for m in missing if m not in still])
+    for path, sha in still:
+        record = f"not in the releases of {repo} near {when}\n"
+        if path in nearest_same_path:
+            data, release = nearest_same_path[path]
+            record += f"stand-in {_write_blob(store, data)} {release}\n"
+        (_searched(store) / sha).write_text(record)
+    return Completion(store, still, sources, [m for m in missing if m not in still], _recorded_stand_ins(store, still))
+
+
+def _recorded_stand_ins(store: Path, still: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    found = []
+    for path, sha in still:
+        record = _searched(store) / sha
+        lines = record.read_text().splitlines() if record.is_file() else []
+        for line in lines:
+            word, _, rest = line.partition(" ")
+            blob, _, release = rest.partition(" ")
+            if word == "stand-in" and _in_store(store, blob):
+                found.append((path, blob, release))
+    return found
 
 
 def _searched(store: Path) -> Path:
@@ -111,9 +135,15 @@ def _in_store(store: Path, sha: str) -> bool:
     return (store / sha[:2] / sha[2:]).is_file()
 
 
-def _write_blob(store: Path, data: bytes) -> None:
+def _write_blob(store: Path, data: bytes) -> str:
     subprocess.run(["git", "--git-dir", str(store.parent), "hash-object", "-w", "--stdin"], input=data,
                    capture_output=True, check=False)
+    return git_blob_id(data)
+
+
+def read_blob(store: Path, blob: str) -> bytes:
+    return subprocess.run(["git", "--git-dir", str(store.parent), "cat-file", "blob", blob],
+                          capture_output=True, check=True).stdout
 
 
 def _project_names(repo: str, missing: list[tuple[str, str]]) -> list[str]:
@@ -126,34 +156,42 @@ def _project_names(repo: str, missing: list[tuple[str, str]]) -> list[str]:
 
 
 def _releases_nearest(name: str, when: str | None) -> list[str]:
-    """Releases of `name`, the newest before `when` first, then the later ones oldest first."""
+    """Releases of `name` nearest `when`, alternating: the newest before it, the first after it,
+    the next before, the next after... A file a commit added since the last release is only in
+    the releases after it (astropy's `eopc04.1962-now`, new in 5.3, at a 5.3 development commit),
+    a file that has long been there is in the one just before: both are among the first tried."""
 
     try:
         times = fetch_upload_times(name)
     except (OSError, ValueError):
         return []
     ordered = sorted(times, key=lambda v: times[v])
-    if when:
-        before = [v for v in ordered if times[v] <= when][::-1]
-        after = [v for v in ordered if times[v] > when]
-        ordered = before + after
-    else:
-        ordered = ordered[::-1]
-    return ordered[:MAX_RELEASES]
+    if not when:
+        return ordered[::-1][:MAX_RELEASES]
+    before = [v for v in ordered if times[v] <= when][::-1]
+    after = [v for v in ordered if times[v] > when]
+    alternating = [v for pair in zip_longest(before, after) for v in pair if v is not None]
+    return alternating[:MAX_RELEASES]
 
 
-def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) -> dict[str, bytes]:
-    """Blob id -> content of the wanted files found, with the right id, in one release's sdist."""
+@dataclass
+class ReleaseFiles:
+    exact: dict[str, bytes] = field(default_factory=dict)       # blob id -> content, the id matching
+    same_path: dict[str, bytes] = field(default_factory=dict)   # path -> content of another version
 
+
+def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) -> ReleaseFiles:
+    """The wanted files one release's sdist holds: with the right blob id, or at the same path."""
+
+    files = ReleaseFiles()
     with tempfile.TemporaryDirectory(prefix="issuebench-blobs-") as tmp:
         try:
             sdist = download_sdist(name, version, Path(tmp))
         except Exception:
-            return {}
+            return files
         if sdist is None:
-            return {}
+            return files
         by_path = {p: s for p, s in wanted}
-        found: dict[str, bytes] = {}
         for member, read in _members(sdist):
             # An sdist's members sit under `name-version/`; match on the path inside the project.
             inner = member.split("/", 1)[-1]
@@ -162,8 +200,10 @@ def _blobs_in_release(name: str, version: str, wanted: list[tuple[str, str]]) ->
                 continue
             data = read()
             if git_blob_id(data) == sha:
-                found[sha] = data
-        return found
+                files.exact[sha] = data
+            else:
+                files.same_path[inner] = data
+        return files
 
 
 def _members(archive: Path):  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from issuebench import config
 from issuebench.errors import IssuebenchError
-from issuebench.harness.blob_completion import Completion, complete, missing_blobs
+from issuebench.harness.blob_completion import Completion, complete, missing_blobs, read_blob
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the harness reads them here)
@@ -96,9 +96,15 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
             # a checkout that leaves those out), and only a run that reads one of them fails.
             fetch += _leave_out(ws, completion.missing)
             upload = upload.replace("upload-pack", "-c uploadpack.allowFilter=true upload-pack")
-            notes.append(f"the clone lacks {len(completion.missing)} files of {base_commit[:12]} "
-                         f"({_paths(completion.missing)}) and no release sdist holds them: the workspace has every "
-                         "other file; a test that reads one of them fails")
+            stood_in = {path for path, _, _ in completion.stand_ins}
+            lacking = [m for m in completion.missing if m[0] not in stood_in]
+            if lacking:
+                notes.append(f"the clone lacks {len(lacking)} files of {base_commit[:12]} ({_paths(lacking)}) and "
+                             "no release sdist holds them: the workspace has every other file; a test that reads "
+                             "one of them fails")
+            for path, _, release in completion.stand_ins:
+                notes.append(f"the clone lacks {path} of {base_commit[:12]} and no release holds its bytes: the "
+                             f"workspace has release {release}'s version of it, a stand-in, not the commit's own")
         if notes:
             (ws / ".git" / NOTES_FILE).write_text("".join(f"{n}\n" for n in notes))
         proc = _fetch(ws, fetch, upload, source, base_commit, partial=bool(completion.missing))
@@ -108,6 +114,14 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
         git(ws, "checkout", "--quiet", "--detach", "FETCH_HEAD")
         if completion.missing:
             _forget_promisor(ws)
+        if completion.stand_ins:
+            # Left out of the checkout (skip-worktree): git keeps seeing no change there, so a diff
+            # of the workspace never carries the stand-in, once git is told such files are expected.
+            git(ws, "config", "sparse.expectFilesOutsideOfPatterns", "true")
+        for path, blob, _ in completion.stand_ins:
+            target = ws / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(read_blob(completion.store, blob))
         _carry_nearest_tag(source, base_commit, ws)
         # A workspace never points back at its source: no remotes, no stray refs.
         shutil.rmtree(ws / ".git" / "refs" / "remotes", ignore_errors=True)
