@@ -43,6 +43,8 @@ reason withholds `resolved`; the lists and the outcome still describe what the l
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -84,16 +86,28 @@ def _as_status(value: object) -> TestStatus | None:
         return None
 
 
+# pytest 7 and later tell duplicate parametrize ids that end in a digit apart with `_N`
+# (`1234-1234_0`); earlier ones append N alone (`1234-12340`). A row's lists keep the form of
+# the reference's pytest; an environment dated to the task may hold the earlier one.
+_DUPLICATE_ID_SUFFIX = re.compile(r"^(.*\d)_(\d+)\]$")
+
+
 def lookup_status(test_id: str, status_map: Mapping[str, TestStatus], *,
                   prefix_match: bool = True) -> TestStatus | None:
-    """The status of `test_id`, tolerating ids the dataset stores cut inside `[...]`.
+    """The status of `test_id`, tolerating ids the dataset stores cut inside `[...]`, and a
+    duplicate parametrize id in the later pytest's form (`_N`) where the log has the earlier one.
+    `prefix_match=False` (the reference's older rules) looks ids up exactly.
 
     Only an id with more `[` than `]` is prefix-matched (free-form names never are), and only
     when every log id it prefixes agrees on pass versus fail; otherwise it is missing.
     """
     if test_id in status_map:
         return _as_status(status_map[test_id])
-    if not prefix_match or test_id.count("[") <= test_id.count("]"):
+    if not prefix_match:
+        return None
+    if (older := _DUPLICATE_ID_SUFFIX.sub(r"\1\2]", test_id)) != test_id and older in status_map:
+        return _as_status(status_map[older])
+    if test_id.count("[") <= test_id.count("]"):
         return None
     matches = [_as_status(status) for key, status in status_map.items() if key.startswith(test_id)]
     if matches and len({status in _PASSING for status in matches}) == 1:

@@ -87,6 +87,16 @@ def test_truncated_parametrized_ids_match_by_prefix_when_unambiguous() -> None:
     assert not grade(log, ["t.py::test_g[log(photon"], [], rule="swebench-4").resolved
 
 
+def test_a_duplicate_parametrize_id_in_the_later_pytest_form_finds_the_earlier_form() -> None:
+    """sphinx-7462's lists name `test_unparse[1234-1234_0]` (pytest 7+); its dated environment's
+    pytest 6 prints `test_unparse[1234-12340]`."""
+    log = {"t.py::test_unparse[1234-12340]": P, "t.py::test_unparse[1234-12341]": F}
+    assert lookup_status("t.py::test_unparse[1234-1234_0]", log) is P
+    assert lookup_status("t.py::test_unparse[1234-1234_1]", log) is F
+    assert lookup_status("t.py::test_unparse[a_0]", {"t.py::test_unparse[a0]": P}) is None  # no digit before `_`
+    assert lookup_status("t.py::test_unparse[1234-1234_0]", log, prefix_match=False) is None  # the reference's exact rule
+
+
 def test_strict_mode_counts_xfail_and_skip_as_f2p_failures() -> None:
     status_map = {"f1": X, "f2": S, "p": S}
     lenient = grade(status_map, ["f1"], ["p"])
