@@ -44,7 +44,6 @@ reason withholds `resolved`; the lists and the outcome still describe what the l
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
