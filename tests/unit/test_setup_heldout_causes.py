@@ -143,3 +143,34 @@ def test_an_old_pytest_whose_passes_did_not_parse_runs_verbose_though_skips_did(
     assert diagnosis is not None and diagnosis.fix == "verbose_pytest"
     passed = {**skips, "tests/test_tz.py::test_a": TestStatus.PASSED}
     assert quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=passed), plan) is None
+
+
+def test_a_coverage_threshold_in_the_configuration_turns_coverage_off_for_the_tests(tmp_path: Path) -> None:
+    """arrow's tox.ini has `--cov-fail-under=99` in pytest's addopts: the whole suite meets it, a
+    task's one test file never does, so every graded run exited 1 with its tests passing."""
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+        "tox.ini": "[testenv]\ncommands = pytest {posargs}\n[pytest]\naddopts = -v --cov=pkg --cov-fail-under=99\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    assert plan.spec.test_cmd == "pytest -rA --no-cov"
+    assert any("coverage threshold in tox.ini" in note for note in plan.spec.notes)
+
+
+def test_coverage_on_in_addopts_with_a_threshold_in_coverages_own_config_is_a_threshold_too(tmp_path: Path) -> None:
+    from issuebench.setup.coverage_gate import coverage_threshold
+
+    files = {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+             "pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["--cov=pkg"]\n',
+             ".coveragerc": "[report]\nfail_under = 100\n"}
+    init_repo(tmp_path / "gated", files)
+    assert "fail_under" in (coverage_threshold(SourceTree.open(tmp_path / "gated")) or "")
+    # Coverage on without a threshold, or a threshold coverage is never run with: nothing to turn off.
+    init_repo(tmp_path / "plain", {**files, ".coveragerc": "[report]\nshow_missing = true\n"})
+    assert coverage_threshold(SourceTree.open(tmp_path / "plain")) is None
+    init_repo(tmp_path / "unused", {**files, "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-v'\n"})
+    assert coverage_threshold(SourceTree.open(tmp_path / "unused")) is None
+    plan = initial_plan(extract(SourceTree.open(tmp_path / "plain")), SourceTree.open(tmp_path / "plain"),
+                        date=None, pythons=["3.11"])
+    assert "--no-cov" not in plan.spec.test_cmd

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from issuebench.config import TESTBED_PATH
 from issuebench.models import EnvSpec
+from issuebench.setup.coverage_gate import coverage_threshold
 from issuebench.setup.cython_sources import CYTHON, cythonize_commands, missing_cython_outputs
 from issuebench.setup.data import canonical_name
 from issuebench.setup.extract import Facts
@@ -86,19 +87,22 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     generated = missing_cython_outputs(tree) if installable else []
     if generated and not any(canonical_name(requirement_name(p) or "") == CYTHON for p in packages):
         packages.append(CYTHON)
+    gate = coverage_threshold(tree) if runner == "pytest" else None
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
         pre_install=cythonize_commands(generated),
         install=_install_commands(facts, date) if installable else [],
-        test_cmd=PYTEST_CMD if runner == "pytest" else UNITTEST_CMD,
+        test_cmd=(PYTEST_CMD + (" --no-cov" if gate else "")) if runner == "pytest" else UNITTEST_CMD,
         log_parser="pytest" if runner == "pytest" else "unittest",
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
         env_vars=env_vars,
         # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
         pre_test=rebuild_before_tests(tree, generated) if installable else [],
-        notes=[f"setup: {note}" for note in facts.notes[:5]],
+        notes=[f"setup: {note}" for note in facts.notes[:5]]
+        + ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
+            "with --no-cov"] if gate else []),
         submodules=dict(facts.submodule_repos),
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
