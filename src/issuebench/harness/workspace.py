@@ -25,6 +25,9 @@ from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the 
 # Pristine checkouts kept for reuse: copying one is several times cheaper than fetching and
 # checking out again, and every prediction for a task (and every rerun) starts from the same one.
 MAX_TEMPLATES = int(os.environ.get("ISSUEBENCH_MAX_TEMPLATES", "64"))
+# Part of a template's key: a checkout made by older rules (before stand-ins for files no release
+# holds byte for byte) is not reused, it is made again.
+TEMPLATE_FORMAT = "2"
 
 
 def create_workspace(source: Path, base_commit: str, parent: Path | None = None, *,
@@ -50,7 +53,7 @@ def _template(source: Path, base_commit: str, repo: str | None = None, when: str
     root = config.home() / "templates"
     root.mkdir(parents=True, exist_ok=True)
     # With the repository named, a clone lacking files can be completed from its releases: another checkout.
-    key = stable_hash([str(source.resolve()), base_commit, *([repo] if repo else [])])[:24]
+    key = stable_hash([str(source.resolve()), base_commit, *([repo] if repo else []), TEMPLATE_FORMAT])[:24]
     template = root / key
     if (template / ".git").is_dir():
         return template
