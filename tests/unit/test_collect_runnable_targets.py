@@ -111,3 +111,22 @@ def test_a_conftest_only_patch_runs_the_suite(tmp_path: Path) -> None:
     assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
     done = _run(repo, row)
     assert done.returncode == 0 and "PASSED tests/test_n.py::test_n" in done.stdout
+
+
+def test_a_python_data_file_of_data_driven_tests_is_no_target(tmp_path: Path) -> None:
+    """pycodestyle's test patches add `testing/data/python313.py`, code its tests/test_data.py
+    checks for the codes its comments expect: handed to pytest, it errors before and after."""
+    repo = tmp_path / "repo"
+    checker = ("import pathlib\n\nimport pytest\n\n\n@pytest.mark.parametrize('path', sorted(str(p) for p in "
+               "pathlib.Path('testing/data').glob('*.py')))\ndef test_data(path):\n"
+               "    assert 'E999' not in pathlib.Path(path).read_text()\n")
+    base = init_repo(repo, {"tests/test_data.py": checker, "testing/data/E1.py": "x = 1\n"})
+    (repo / "testing" / "data" / "python313.py").write_text("type X = int  # a syntax this checker reads\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a data file")
+    test_patch = diff_between(repo, base, "HEAD")
+    git(repo, "checkout", "-q", base)
+    row = _row(tmp_path, Task(instance_id="o__r-4", repo="o/r", base_commit=base, patch="", test_patch=test_patch))
+    assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
+    done = _run(repo, row)
+    assert done.returncode == 0 and "PASSED tests/test_data.py::test_data[testing/data/python313.py]" in done.stdout

@@ -12,6 +12,7 @@ or none (the whole suite, as the runner's configuration finds it).
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from issuebench.harness import test_targets
@@ -22,6 +23,11 @@ _PYTHON_MODULE = ".py"
 # Python files that hold no tests of their own: handed only these (sqlparse's conftest-only test
 # patch), pytest collects nothing; the tests that use them are elsewhere in the suite.
 _NEVER_TEST_MODULES = frozenset({"conftest.py", "__init__.py"})
+# A Python file in a data folder, not named as a test module is, is an input of the suite's own
+# data-driven tests (pycodestyle's `testing/data/python313.py`, which its tests/test_data.py checks
+# line by line): handed to pytest as a module, it fails to import or holds no test.
+_DATA_FOLDERS = frozenset({"data", "testdata", "test_data", "fixtures", "samples", "cases", "inputs", "snippets"})
+_TEST_MODULE_NAME = re.compile(r"^(test_.*|.*_test|tests?)\.py$")
 
 
 def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
@@ -32,7 +38,7 @@ def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
     targets = test_targets(spec, test_patch)
     deleted = _deleted_files(test_patch)
     modules = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted
-               and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES]
+               and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES and not _data_file(t)]
     if modules == targets:
         return spec
     command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in modules)])
@@ -40,6 +46,11 @@ def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
         "its test modules run" if modules else "the whole suite runs")
     return spec.model_copy(update={"test_cmd": command, "test_directives": "none",
                                    "notes": [*spec.notes, note]})
+
+
+def _data_file(path: str) -> bool:
+    *folders, name = path.split("/")
+    return not _TEST_MODULE_NAME.match(name) and any(f.lower() in _DATA_FOLDERS for f in folders)
 
 
 def _deleted_files(test_patch: str) -> set[str]:
