@@ -40,6 +40,19 @@ def _fixture_task(repo: Path, extra: dict[str, str] | None = None) -> Task:
     return Task(instance_id="o__r-1", repo="o/r", base_commit=base, patch="", test_patch=test_patch)
 
 
+def _changed(repo: Path, files: dict[str, str], changes: dict[str, str], message: str) -> tuple[str, str]:
+    """(base, test patch): `files` committed, then `changes` on top; the clone left at base."""
+    base = init_repo(repo, files)
+    for rel, text in changes.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    test_patch = diff_between(repo, base, "HEAD")
+    git(repo, "checkout", "-q", base)
+    return base, test_patch
+
+
 def _row(tmp_path: Path, task: Task) -> Task:
     recipe = EnvSpec(python="3.11", test_cmd="pytest -rA")
     _, with_env = harness_runner(repos_dir=None, recipe=recipe, no_sandbox=True, work_dir=tmp_path / "work")
@@ -101,12 +114,10 @@ def test_a_test_module_the_patch_deletes_is_no_target(tmp_path: Path) -> None:
 def test_a_conftest_only_patch_runs_the_suite(tmp_path: Path) -> None:
     """sqlparse changed only tests/conftest.py: pytest, handed it, collected nothing."""
     repo = tmp_path / "repo"
-    base = init_repo(repo, {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef n():\n    return 1\n",
-                            "tests/test_n.py": "def test_n(n):\n    assert n == 2\n"})
-    (repo / "tests" / "conftest.py").write_text("import pytest\n\n\n@pytest.fixture\ndef n():\n    return 2\n")
-    git(repo, "commit", "-q", "-am", "the fixture's new value")
-    test_patch = diff_between(repo, base, "HEAD")
-    git(repo, "checkout", "-q", base)
+    base, test_patch = _changed(
+        repo, {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef n():\n    return 1\n",
+               "tests/test_n.py": "def test_n(n):\n    assert n == 2\n"},
+        {"tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef n():\n    return 2\n"}, "the fixture's new value")
     row = _row(tmp_path, Task(instance_id="o__r-3", repo="o/r", base_commit=base, patch="", test_patch=test_patch))
     assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
     done = _run(repo, row)
@@ -120,12 +131,9 @@ def test_a_python_data_file_of_data_driven_tests_is_no_target(tmp_path: Path) ->
     checker = ("import pathlib\n\nimport pytest\n\n\n@pytest.mark.parametrize('path', sorted(str(p) for p in "
                "pathlib.Path('testing/data').glob('*.py')))\ndef test_data(path):\n"
                "    assert 'E999' not in pathlib.Path(path).read_text()\n")
-    base = init_repo(repo, {"tests/test_data.py": checker, "testing/data/E1.py": "x = 1\n"})
-    (repo / "testing" / "data" / "python313.py").write_text("type X = int  # a syntax this checker reads\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "a data file")
-    test_patch = diff_between(repo, base, "HEAD")
-    git(repo, "checkout", "-q", base)
+    base, test_patch = _changed(repo, {"tests/test_data.py": checker, "testing/data/E1.py": "x = 1\n"},
+                                {"testing/data/python313.py": "type X = int  # a syntax this checker reads\n"},
+                                "a data file")
     row = _row(tmp_path, Task(instance_id="o__r-4", repo="o/r", base_commit=base, patch="", test_patch=test_patch))
     assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
     done = _run(repo, row)

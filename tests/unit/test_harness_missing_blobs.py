@@ -14,13 +14,19 @@ def _drop_object(repo, sha):
     (repo / ".git" / "objects" / sha[:2] / sha[2:]).unlink()
 
 
+def _clone_lacking(src, content: str, path: str = "pkg/data/big.h5"):
+    """A clone whose commit names `path` (with `content`) but holds no object for it: (base, blob id)."""
+    base = init_repo(src, {path: content, "pkg/mod.py": "x = 1\n"})
+    sha = missing_blobs.git_blob_id(content.encode())
+    _drop_object(src, sha)
+    return base, sha
+
+
 def test_missing_blobs_are_found_and_a_matching_copy_completes_the_checkout(tmp_path, monkeypatch):
     monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
     src = tmp_path / "src"
     big = "x" * 5000 + "\n"
-    base = init_repo(src, {"pkg/data/big.h5": big, "pkg/mod.py": "x = 1\n"})
-    sha = missing_blobs.git_blob_id(big.encode())
-    _drop_object(src, sha)
+    base, sha = _clone_lacking(src, big)
     assert missing_blobs.missing_blobs(src, base) == [("pkg/data/big.h5", sha)]
 
     # Nothing holds the file: the workspace has every other one, and says which it lacks.
@@ -65,8 +71,7 @@ def test_release_members_count_only_with_the_commits_own_blob_id(tmp_path, monke
 def test_a_file_no_release_holds_is_looked_for_once(tmp_path, monkeypatch):
     monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
     src = tmp_path / "src"
-    base = init_repo(src, {"pkg/data/big.h5": "y" * 5000 + "\n", "pkg/mod.py": "x = 1\n"})
-    _drop_object(src, missing_blobs.git_blob_id(("y" * 5000 + "\n").encode()))
+    base, _ = _clone_lacking(src, "y" * 5000 + "\n")
     searched = []
     monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: searched.append(name) or ["1.0"])
     monkeypatch.setattr(missing_blobs, "_blobs_in_release", lambda name, version, wanted: missing_blobs.ReleaseFiles())
@@ -84,9 +89,7 @@ def test_two_workers_completing_one_clone_search_the_releases_once(tmp_path, mon
     monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
     src = tmp_path / "src"
     big = "z" * 5000 + "\n"
-    base = init_repo(src, {"pkg/data/big.h5": big, "pkg/mod.py": "x = 1\n"})
-    sha = missing_blobs.git_blob_id(big.encode())
-    _drop_object(src, sha)
+    base, sha = _clone_lacking(src, big)
     downloads = []
 
     def release(name, version, wanted):
@@ -127,8 +130,7 @@ def test_a_file_whose_bytes_no_release_holds_gets_the_nearest_releases_version_s
     monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
     src = tmp_path / "src"
     table = "1962 0.1\n" * 700  # a data table the commit changed after the last release
-    base = init_repo(src, {"pkg/data/table.dat": table, "pkg/mod.py": "x = 1\n"})
-    _drop_object(src, missing_blobs.git_blob_id(table.encode()))
+    base, _ = _clone_lacking(src, table, "pkg/data/table.dat")
     released = tmp_path / "released.dat"
     released.write_text(table + "2023 0.2\n")
     archive = tmp_path / "pkg-2.0.tar.gz"
