@@ -146,3 +146,17 @@ def test_a_file_whose_bytes_no_release_holds_gets_the_nearest_releases_version_s
         status = subprocess.run(["git", "status", "--porcelain"], cwd=ws, capture_output=True, text=True)
         assert status.stdout == ""  # a diff of the workspace never carries the stand-in
         shutil.rmtree(tmp_path / "home" / "templates")  # the next checkout is made anew
+
+
+def test_a_search_recorded_before_stand_ins_existed_is_made_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    src = tmp_path / "src"
+    base, sha = _clone_lacking(src, "w" * 5000 + "\n")
+    store = missing_blobs.store_for(src)
+    (missing_blobs._searched(store) / sha).write_text("not in the releases of o/pkg near 2023-01-01\n")
+    searched = []
+    monkeypatch.setattr(missing_blobs, "_releases_nearest", lambda name, when: searched.append(name) or ["1.0"])
+    monkeypatch.setattr(missing_blobs, "_blobs_in_release",
+                        lambda name, version, wanted: missing_blobs.ReleaseFiles(same_path={"pkg/data/big.h5": b"v1\n"}))
+    done = missing_blobs.complete(src, base, "o/pkg", "2023-01-01T00:00:00Z")
+    assert searched and [(p, r) for p, _, r in done.stand_ins] == [("pkg/data/big.h5", "pkg 1.0")]

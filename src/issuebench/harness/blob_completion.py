@@ -83,7 +83,7 @@ def _complete_locked(store: Path, missing: list[tuple[str, str]], repo: str, whe
     still = [(p, s) for p, s in missing if not _in_store(store, s)]
     # A blob no release held when it was last looked for is not looked for again: a search reads
     # every release's sdist (minutes), and a commit is checked out once per run at least.
-    unknown = [(p, s) for p, s in still if not (_searched(store) / s).is_file()]
+    unknown = [(p, s) for p, s in still if not _searched_already(store, s)]
     if not unknown:
         return Completion(store, still, [], [m for m in missing if m not in still], _recorded_stand_ins(store, still))
     still = unknown + [m for m in still if m not in unknown]
@@ -104,12 +104,22 @@ def _complete_locked(store: Path, missing: list[tuple[str, str]], repo: str, whe
             if not still:
                 break
     for path, sha in still:
-        record = f"not in the releases of {repo} near {when}\n"
+        record = f"not in the releases of {repo} near {when}\n{_RECORD_FORMAT}\n"
         if path in nearest_same_path:
             data, release = nearest_same_path[path]
             record += f"stand-in {_write_blob(store, data)} {release}\n"
         (_searched(store) / sha).write_text(record)
     return Completion(store, still, sources, [m for m in missing if m not in still], _recorded_stand_ins(store, still))
+
+
+# The last line of a search's record that looked for stand-ins too: a record without it was
+# written before stand-ins existed, and its blob is looked for again.
+_RECORD_FORMAT = "searched for stand-ins"
+
+
+def _searched_already(store: Path, sha: str) -> bool:
+    record = _searched(store) / sha
+    return record.is_file() and _RECORD_FORMAT in record.read_text().splitlines()
 
 
 def _recorded_stand_ins(store: Path, still: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
