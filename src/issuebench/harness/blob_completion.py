@@ -112,7 +112,7 @@ def _complete_locked(store: Path, missing: list[tuple[str, str]], repo: str, whe
     return Completion(store, still, sources, [m for m in missing if m not in still], _recorded_stand_ins(store, still))
 
 
-# The last line of a search's record that looked for stand-ins too: a record without it was
+# A line of every search record that looked for stand-ins too: a record without it was
 # written before stand-ins existed, and its blob is looked for again.
 _RECORD_FORMAT = "searched for stand-ins"
 
