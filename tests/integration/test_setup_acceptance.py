@@ -98,7 +98,7 @@ def test_a_run_cut_for_its_output_still_counts_what_finished(tmp_path: Path) -> 
 
 def test_coverage_under_its_fail_under_is_turned_off_in_the_recipe(tmp_path: Path) -> None:
     # yarl's pytest.ini: --cov with a fail-under; a run of a few test files passes every test and
-    # exits 1, so eval would find every task unresolved.
+    # exits 1, so eval would find every task unresolved. The configuration says so before any run.
     init_repo(tmp_path / "r", {
         "pyproject.toml": "[project]\nname = 'pkg'\nversion = '1.0'\n[project.optional-dependencies]\n"
                           "test = ['pytest', 'pytest-cov']\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
@@ -108,8 +108,8 @@ def test_coverage_under_its_fail_under_is_turned_off_in_the_recipe(tmp_path: Pat
     }, date="2024-06-01T00:00:00Z")
     result = setup_repository(tmp_path / "r", memory=False, max_iterations=2)
     assert result.success, result.summary()
-    assert "fail-under" in result.attempts[0].refusal
-    assert result.spec.test_cmd.endswith("--no-cov")
+    assert len(result.attempts) == 1 and result.spec.test_cmd.endswith("--no-cov")
+    assert any("coverage threshold in pyproject.toml" in note for note in result.spec.notes)
 
 
 def test_collect_says_each_setup_step_off_a_terminal_and_records_it(tmp_path: Path) -> None:

@@ -86,28 +86,15 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
         upload = ("git -c safe.directory=* -c uploadpack.allowAnySHA1InWant=true "
                   "-c uploadpack.allowReachableSHA1InWant=true upload-pack")
         completion = _complete_missing(source, base_commit, repo, when)
-        notes = []
         if completion.store is not None:
             upload = f"env GIT_ALTERNATE_OBJECT_DIRECTORIES={shlex.quote(str(completion.store))} {upload}"
-            if completion.filled:
-                notes.append(f"{len(completion.filled)} files the clone lacks ({_paths(completion.filled)}) taken "
-                             f"from the project's release sdists ({', '.join(completion.sources) or 'stored earlier'}), "
-                             "each matching the commit's own blob id")
         fetch = ["fetch", "--quiet", "--depth=1", "--no-tags"]
         if completion.missing:
             # Files no release holds either: the workspace gets every other file (a partial fetch, then
             # a checkout that leaves those out), and only a run that reads one of them fails.
             fetch += _leave_out(ws, completion.missing)
             upload = upload.replace("upload-pack", "-c uploadpack.allowFilter=true upload-pack")
-            stood_in = {path for path, _, _ in completion.stand_ins}
-            lacking = [m for m in completion.missing if m[0] not in stood_in]
-            if lacking:
-                notes.append(f"the clone lacks {len(lacking)} files of {base_commit[:12]} ({_paths(lacking)}) and "
-                             "no release sdist holds them: the workspace has every other file; a test that reads "
-                             "one of them fails")
-            for path, _, release in completion.stand_ins:
-                notes.append(f"the clone lacks {path} of {base_commit[:12]} and no release holds its bytes: the "
-                             f"workspace has release {release}'s version of it, a stand-in, not the commit's own")
+        notes = _completion_notes(completion, base_commit)
         if notes:
             (ws / ".git" / NOTES_FILE).write_text("".join(f"{n}\n" for n in notes))
         proc = _fetch(ws, fetch, upload, source, base_commit, partial=bool(completion.missing))
@@ -117,14 +104,7 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
         git(ws, "checkout", "--quiet", "--detach", "FETCH_HEAD")
         if completion.missing:
             _forget_promisor(ws)
-        if completion.stand_ins:
-            # Left out of the checkout (skip-worktree): git keeps seeing no change there, so a diff
-            # of the workspace never carries the stand-in, once git is told such files are expected.
-            git(ws, "config", "sparse.expectFilesOutsideOfPatterns", "true")
-        for path, blob, _ in completion.stand_ins:
-            target = ws / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(read_blob(completion.store, blob))
+        _write_stand_ins(ws, completion)
         _carry_nearest_tag(source, base_commit, ws)
         # A workspace never points back at its source: no remotes, no stray refs.
         shutil.rmtree(ws / ".git" / "refs" / "remotes", ignore_errors=True)
@@ -135,6 +115,37 @@ def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = N
 
 
 NOTES_FILE = "issuebench-notes"
+
+
+def _completion_notes(completion: Completion, base_commit: str) -> list[str]:
+    """What the completion of a clone that lacks files did, for the instance's result."""
+    notes = []
+    if completion.filled:
+        notes.append(f"{len(completion.filled)} files the clone lacks ({_paths(completion.filled)}) taken "
+                     f"from the project's release sdists ({', '.join(completion.sources) or 'stored earlier'}), "
+                     "each matching the commit's own blob id")
+    stood_in = {path for path, _, _ in completion.stand_ins}
+    lacking = [m for m in completion.missing if m[0] not in stood_in]
+    if lacking:
+        notes.append(f"the clone lacks {len(lacking)} files of {base_commit[:12]} ({_paths(lacking)}) and "
+                     "no release sdist holds them: the workspace has every other file; a test that reads "
+                     "one of them fails")
+    for path, _, release in completion.stand_ins:
+        notes.append(f"the clone lacks {path} of {base_commit[:12]} and no release holds its bytes: the "
+                     f"workspace has release {release}'s version of it, a stand-in, not the commit's own")
+    return notes
+
+
+def _write_stand_ins(ws: Path, completion: Completion) -> None:
+    if not completion.stand_ins or completion.store is None:
+        return
+    # Left out of the checkout (skip-worktree): git keeps seeing no change there, so a diff of the
+    # workspace never carries the stand-in, once git is told such files are expected.
+    git(ws, "config", "sparse.expectFilesOutsideOfPatterns", "true")
+    for path, blob, _ in completion.stand_ins:
+        target = ws / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(read_blob(completion.store, blob))
 
 
 def _complete_missing(source: Path, base_commit: str, repo: str | None, when: str | None) -> Completion:
