@@ -261,6 +261,19 @@ def test_a_reporter_that_replaces_pytests_summary_lines_is_not_installed(tmp_pat
     assert "pytest-pretty" not in _names(plan.spec.packages)
 
 
+def test_a_dependency_groups_included_groups_are_installed(tmp_path: Path) -> None:
+    # pypa/build: `test` includes `test-core`, the only group naming pytest-rerunfailures, whose
+    # `flaky` marker its strict-markers run needs; a group that includes itself ends the walk.
+    pyproject = ('[build-system]\nrequires = ["flit_core"]\nbuild-backend = "flit_core.buildapi"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\n'
+                 '[dependency-groups]\n'
+                 'test-core = ["pytest-rerunfailures >= 10.2", {include-group = "test"}]\n'
+                 'test = ["filelock", {include-group = "test-core"}]\n')
+    facts, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
+    assert facts.test_requires.count("pytest-rerunfailures >= 10.2") == 1
+    assert {"filelock", "pytest-rerunfailures"} <= _names(plan.spec.packages)
+
+
 def test_a_shell_comment_in_a_ci_step_is_no_install(tmp_path: Path) -> None:
     # zope.interface: a comment inside a multi-line run block mentions `pip install`; its words
     # (uses, a, random, temporary, making, this) became packages and failed every build.

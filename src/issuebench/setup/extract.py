@@ -126,9 +126,26 @@ def _read_project(data: dict[str, Any], facts: Facts) -> None:
     for extra, reqs in project.get("optional-dependencies", {}).items():
         facts.extras.setdefault(extra, []).extend(r for r in reqs if isinstance(r, str))
     facts.classifier_pythons |= classifier_versions(project.get("classifiers", []))
-    for group, reqs in data.get("dependency-groups", {}).items():
+    groups = data.get("dependency-groups", {})
+    for group in groups:
         if group.lower() in TEST_EXTRAS:
-            facts.test_requires += [r for r in reqs if isinstance(r, str)]
+            facts.test_requires += _group_requirements(groups, group, set())
+
+
+def _group_requirements(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
+    """A dependency group's requirements with its `{include-group = ...}` entries expanded (PEP 735):
+    pypa/build's `test` group names pytest-rerunfailures only through `test-core`, and without it
+    every test module its `flaky` marker decorates failed to collect."""
+    if name in seen or not isinstance(groups.get(name), list):
+        return []
+    seen.add(name)
+    found: list[str] = []
+    for entry in groups[name]:
+        if isinstance(entry, str):
+            found.append(entry)
+        elif isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
+            found += _group_requirements(groups, entry["include-group"], seen)
+    return found
 
 
 def _read_setuptools_dynamic(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
