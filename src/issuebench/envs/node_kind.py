@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from issuebench.envs.node_tools import (
 )
 from issuebench.models import EnvSpec, stable_hash
 from issuebench.sandbox import Bind, Limits
+from issuebench.sandbox.git_scratch import scratch_git_binds
 
 INSTALL_TIMEOUT = 3600.0
 TREE = "tree"
@@ -178,7 +180,7 @@ class NodeKind:
                  node_home: Path | None) -> None:
         run_env = {k: v for k, v in env.run_env().items() if k != "npm_config_offline"}
         # Install hooks that write the repository's git config (husky, npm-merge-driver-install)
-        # stand down in CI; the workspace's .git is read-only in the sandbox.
+        # stand down in CI, those that know of it.
         run_env["CI"] = "true"
         run_env.update({k: v for k, v in os.environ.items() if k in _NETWORK_SETTINGS})
         shared = tools_dir(self.host.root)
@@ -197,6 +199,13 @@ class NodeKind:
             (shared / name).mkdir(exist_ok=True)
         binds = [Bind(env.path, writable=True), *[Bind(Path(p)) for p in env.manifest["tools"]],
                  *[Bind(shared / n, writable=True) for n in ("npm-cache", "yarn-cache", "pnpm-store")]]
+        with tempfile.TemporaryDirectory(prefix="git-scratch-", dir=shared) as scratch:
+            # `prepare` hooks that write git config (husky, npm-merge-driver-install) write a copy.
+            binds += scratch_git_binds(workspace, Path(scratch))
+            self._run_installs(commands, workspace, binds, run_env, log)
+
+    def _run_installs(self, commands: list[str], workspace: Path, binds: list[Bind], run_env: dict[str, str],
+                      log: BuildLog) -> None:
         limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
         for command in commands:
             alternatives = command.split(" || ")
