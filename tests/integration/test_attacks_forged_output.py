@@ -137,6 +137,25 @@ def test_inner_sessions(tmp_path):
     assert not any("reports" in note for note in report.notes), report.notes
 
 
+def test_a_graded_name_from_a_nested_runs_summary_is_graded_from_the_text(world) -> None:
+    """pytest-dev__pytest-7521's PASS_TO_PASS holds `test_capsysbinary.py::test_hello`, the summary
+    line of a session one of pytest's tests starts in a temporary folder: no runner can report it,
+    since the command never named that file, so it is graded from the text as the reference does."""
+    nested = """
+def test_inner_summary(tmp_path, monkeypatch):
+    import pytest
+    (tmp_path / "test_inner.py").write_text("def test_ok():\\n    assert True\\n")
+    monkeypatch.chdir(tmp_path)  # as pytester does
+    assert pytest.main(["-rA", "-p", "no:cacheprovider"]) == 0
+"""
+    base = world["task"]
+    task = base.model_copy(update={
+        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, "tests/test_nested.py": nested}),
+        "PASS_TO_PASS": [*base.PASS_TO_PASS, "tests/test_nested.py::test_inner_summary", "test_inner.py::test_ok"]})
+    report = evaluate_task(world, task, "nested-summary")
+    assert report.status is InstanceStatus.RESOLVED, report.reason
+
+
 def test_an_honest_run_whose_rootdir_is_below_the_working_folder_still_resolves(world) -> None:
     """A config file in `tests/` (rich's `tests/pytest.ini`) makes `tests/` pytest's rootdir, as
     `--rootdir=tests` does here: node ids then start below it (`test_core.py::test_add`), while

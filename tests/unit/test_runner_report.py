@@ -62,3 +62,22 @@ def test_a_progress_mark_the_reference_kept_as_a_test_id_is_not_questioned() -> 
     assert disagreements(status_map, runner, [], ["[100%]", "t.py::test_a"], get_parser("pytest")) == []
     assert disagreements(status_map, runner, [], ["[100%]", "t.py::test_b"], get_parser("pytest")) == [
         "t.py::test_b: the log says PASSED, the runner did not report it"]
+
+
+def test_a_name_in_a_file_the_command_never_named_is_not_questioned() -> None:
+    # pytest-dev__pytest-7521: `test_capsysbinary.py::test_hello` is a nested session's summary line.
+    doc = {"issuebench_runner_report": 1, "exitstatus": 0, "tests": {"testing/test_capture.py::test_a": "PASSED"},
+           "asked_for": ["testing/test_capture.py"]}
+    runner = read_report(json.dumps(doc).encode() + b"\n")
+    assert runner.asked_for == ["testing/test_capture.py"]
+    status_map = {"test_capsysbinary.py::test_hello": P, "testing/test_capture.py::test_a": P,
+                  "testing/test_capture.py::test_b": P}
+    graded = ["test_capsysbinary.py::test_hello", "testing/test_capture.py::test_a"]
+    assert disagreements(status_map, runner, [], graded, get_parser("pytest")) == []
+    # A file the command named is always checked: its tests cannot be printed into passing.
+    assert disagreements(status_map, runner, [], ["testing/test_capture.py::test_b"], get_parser("pytest")) == [
+        "testing/test_capture.py::test_b: the log says PASSED, the runner did not report it"]
+    # Without the command's paths (an older report, `--pyargs`) every graded name is checked.
+    old = read_report(report({"testing/test_capture.py::test_a": "PASSED"}))
+    assert disagreements(status_map, old, [], graded, get_parser("pytest")) == [
+        "test_capsysbinary.py::test_hello: the log says PASSED, the runner did not report it"]

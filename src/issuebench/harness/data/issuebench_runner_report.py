@@ -63,6 +63,7 @@ class _Recorder:
 
     def __init__(self, config):
         self.outcomes = {}
+        self.asked_for = _asked_for(config)
         # Ids as the terminal summary prints them, from the working folder: a node id is relative
         # to the rootdir, which an ini file below the working folder (`tests/pytest.ini`) moves.
         self._shown = getattr(config, "cwd_relative_nodeid", None)
@@ -98,6 +99,8 @@ class _Recorder:
         if _channel is None:
             return
         document = {"issuebench_runner_report": 1, "exitstatus": int(exitstatus), "tests": self.outcomes}
+        if self.asked_for is not None:
+            document["asked_for"] = self.asked_for
         data = (json.dumps(document, sort_keys=True) + "\n").encode("utf-8")
         fd, _channel = _channel, None
         try:
@@ -107,6 +110,19 @@ class _Recorder:
             pass
         finally:
             os.close(fd)
+
+
+def _asked_for(config):
+    """The paths the command line gave pytest, relative to the working folder ("." for all of it),
+    or None when any argument is not a path on disk (`--pyargs` module names)."""
+    cwd = os.getcwd()
+    found = []
+    for arg in getattr(config, "args", None) or []:
+        path = str(arg).split("::")[0]
+        if not os.path.exists(path):
+            return None
+        found.append(os.path.normpath(os.path.relpath(path, cwd) if os.path.isabs(path) else path))
+    return found or None
 
 
 def pytest_configure(config):
