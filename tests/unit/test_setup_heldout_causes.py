@@ -70,6 +70,24 @@ def test_a_module_no_folder_holds_is_still_installed(tmp_path: Path) -> None:
     assert fix is not None and fix.plan.spec.packages == ["pytest", "PyYAML"]
 
 
+def test_a_missing_import_the_project_declares_is_installed_though_a_folder_has_its_name(tmp_path: Path) -> None:
+    # dry-python/returns keeps its hypothesis plugin in returns/contrib/hypothesis/ and declares
+    # hypothesis in an extra: PYTHONPATH=returns/contrib made `import hypothesis` that folder, and
+    # every later attempt collected nothing.
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='returns')\n",
+        "returns/__init__.py": "", "returns/contrib/hypothesis/__init__.py": "import hypothesis\n",
+        "tests/test_laws.py": "import hypothesis\n\ndef test_law():\n    pass\n"})
+    log = HELPER_IMPORT_LOG.replace("'tools'", "'hypothesis'")
+    facts = Facts(name="returns", has_setup_py=True, extras={"check-laws": ["pytest", "hypothesis"]})
+    fix = apply_rule(diagnose(log), _plan(), RuleContext(tree=SourceTree.open(tmp_path), facts=facts))
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "hypothesis"]
+    assert "PYTHONPATH" not in fix.plan.spec.env_vars
+    undeclared = apply_rule(diagnose(log), _plan(), RuleContext(tree=SourceTree.open(tmp_path),
+                                                                facts=Facts(name="returns", has_setup_py=True)))
+    assert undeclared is not None and "PYTHONPATH" in undeclared.plan.spec.env_vars
+
+
 def test_requirements_kept_for_one_old_python_do_not_pin_the_suite(tmp_path: Path) -> None:
     # dateutil 2.8's requirements/3.3/requirements-dev.txt pins pytest<3.3 and setuptools<40 for
     # Python 3.3 alone; read as the suite's needs they gave a 2022 commit pytest 3.2 and a

@@ -87,10 +87,14 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     modules = diagnosis.found.get("module", [])
     local = local_top_modules(ctx.tree)
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    declared = declared_distributions(ctx.facts)
     wanted, local_missing, folders = [], [], []
     for module in modules:
         top = module.split(".")[0]
-        inner = [] if top in local else module_folders(ctx.tree, top)
+        # returns keeps its hypothesis plugin in returns/contrib/hypothesis/: `import hypothesis`
+        # there means the distribution its extras declare, not that folder on PYTHONPATH.
+        is_declared = canonical_name(import_to_distribution(module)) in declared
+        inner = [] if top in local or is_declared else module_folders(ctx.tree, top)
         if top in local:
             local_missing.append(top)
         elif inner:
@@ -106,6 +110,12 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     if local_missing:
         return pythonpath(diagnosis, plan, ctx)
     return None
+
+
+def declared_distributions(facts: Facts) -> set[str]:
+    """Canonical names of every distribution the project declares: dependencies, extras, test needs."""
+    reqs = [*facts.install_requires, *facts.test_requires, *(r for rs in facts.extras.values() for r in rs)]
+    return {name for name in map(requirement_name, reqs) if name}
 
 
 @rule
