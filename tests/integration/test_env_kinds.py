@@ -81,6 +81,40 @@ def test_a_dependency_the_patch_adds_to_package_json_is_there_offline(tmp_path):
                                env=patched.env, network=False).returncode == 0
 
 
+@pytest.mark.network
+@pytest.mark.slow
+def test_a_prepare_script_writing_git_config_builds_and_leaves_the_real_git_alone(tmp_path):
+    # preact's `prepare` ends in npm-merge-driver-install, which writes a merge driver into
+    # .git/config and fails the install when it cannot (the sandbox's .git is read-only).
+    repo = tmp_path / "tiny"
+    prepare = "git config --local merge.lockfiles.driver 'node merge.js %A' && echo prepared"
+    init_repo(repo, {"package.json": json.dumps({"name": "tiny", "version": "1.0.0", "scripts": {"prepare": prepare}}),
+                     "index.js": "module.exports = 1;\n"}, date="2022-06-01T00:00:00Z")
+    config_before = (repo / ".git/config").read_text()
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    env = builder.ensure(EnvSpec(kind="node", node="16", exclude_newer="2022-06-01T00:00:00Z"), repo)
+    assert "prepared" in (env.path / "build.log").read_text()
+    assert (repo / ".git/config").read_text() == config_before
+
+
+@pytest.mark.network
+@pytest.mark.slow
+def test_babel_registers_cache_goes_to_the_runs_tmp_not_the_read_only_node_modules(tmp_path):
+    # p5.js 0.9's grunt loads @babel/register, whose cache defaults to node_modules/.cache: with the
+    # environment's node_modules read-only the run stopped at exit with EROFS.
+    repo = tmp_path / "tiny"
+    deps = {"@babel/core": "7.4.0", "@babel/register": "7.4.0"}
+    init_repo(repo, {"package.json": json.dumps({"name": "tiny", "version": "1.0.0", "devDependencies": deps}),
+                     "add.js": "module.exports = (a, b) => a + b;\n"}, date="2019-06-01T00:00:00Z")
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    env = builder.ensure(EnvSpec(kind="node", node="12", exclude_newer="2019-06-01T00:00:00Z"), repo)
+    prep = builder.prepare_run(env, repo)
+    run = "node -e \"require('@babel/register'); console.log('sum', require('./add')(1, 2))\" && ls /tmp"
+    result = builder.sandbox.run(["bash", "-c", run], workspace=repo, binds=prep.binds, env=prep.env, network=False)
+    assert result.returncode == 0, result.output
+    assert "sum 3" in result.output and "babel-register-cache.json" in result.output
+
+
 def test_an_unknown_kind_is_named_with_the_known_ones(tmp_path):
     with pytest.raises(UnknownKind) as caught:
         EnvBuilder(cache_dir=tmp_path).ensure(EnvSpec(kind="cobol"), tmp_path)

@@ -81,7 +81,11 @@ class NodeEnv:
     def run_env(self) -> dict[str, str]:
         env = {"PATH": f"{self.path / 'bin'}:/usr/local/bin:/usr/bin:/bin",
                # The run has no network: npm answers from what is installed, never waits on a registry.
-               "npm_config_offline": "true", "npm_config_cache": "/tmp/npm-cache", **NO_DOWNLOADS}
+               "npm_config_offline": "true", "npm_config_cache": "/tmp/npm-cache", **NO_DOWNLOADS,
+               # node_modules is the environment's, read-only: caches that default to
+               # node_modules/.cache (@babel/register under p5.js's grunt, find-cache-dir's users)
+               # write to the run's /tmp instead of stopping the run with EROFS.
+               "BABEL_CACHE_PATH": "/tmp/babel-register-cache.json", "CACHE_DIR": "/tmp/cache"}
         env.update(browser_env(self.path / "bin" / "chromium"))
         env.update(self.spec.env_vars)
         return env
