@@ -115,6 +115,29 @@ def test_babel_registers_cache_goes_to_the_runs_tmp_not_the_read_only_node_modul
     assert "sum 3" in result.output and "babel-register-cache.json" in result.output
 
 
+@pytest.mark.network
+@pytest.mark.slow
+def test_a_pnpm_that_cannot_fetch_on_its_node_is_replaced_by_the_last_of_its_major(tmp_path):
+    # Chart.js 4's recipe pins the reference's pnpm 7.9.0 and Node 21.6.2: every fetch of that pnpm
+    # throws ERR_INVALID_THIS on that Node.
+    repo = tmp_path / "tiny"
+    init_repo(repo, {"package.json": json.dumps({"name": "tiny", "version": "1.0.0",
+                                                 "devDependencies": {"is-number": "7.0.0"}}),
+                     "index.js": "module.exports = require('is-number');\n"}, date="2023-02-01T00:00:00Z")
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    spec = EnvSpec(kind="node", node="21.6.2", package_manager="pnpm@7.9.0", exclude_newer="2023-02-01T00:00:00Z",
+                   install=["pnpm install --no-frozen-lockfile"],   # no lockfile here; CI means frozen
+                   env_vars={"npm_config_fetch_retries": "0"})   # fail fast, not after pnpm's minute of retries
+    env = builder.ensure(spec, repo)
+    log = (env.path / "build.log").read_text()
+    assert "must be of type URLSearchParams" in log and "again with pnpm 7." in log
+    assert env.manifest["package_manager"].startswith("pnpm@7.") and env.manifest["package_manager"] != "pnpm@7.9.0"
+    prep = builder.prepare_run(env, repo)
+    result = builder.sandbox.run(["bash", "-c", "node -e \"console.log('is', require('./index')(5))\""],
+                                 workspace=repo, binds=prep.binds, env=prep.env, network=False)
+    assert "is true" in result.output, result.output
+
+
 def test_an_unknown_kind_is_named_with_the_known_ones(tmp_path):
     with pytest.raises(UnknownKind) as caught:
         EnvBuilder(cache_dir=tmp_path).ensure(EnvSpec(kind="cobol"), tmp_path)

@@ -38,6 +38,7 @@ from issuebench.envs.node_tools import (
     choose_manager,
     choose_node,
     ensure_tool,
+    pnpm_fetch_fix,
     read_package_json,
     registry_keeps_dates,
     registry_versions,
@@ -156,20 +157,24 @@ class NodeKind:
         manager, manager_version, why_manager = choose_manager(spec.package_manager, workspace, node_version)
         log.note(f"# builds on Node {node_version} ({why_node}) and {manager} {manager_version} ({why_manager})")
         node = ensure_tool(root, NODE_PACKAGE, node_version, offline=offline)
-        tools = [node, ensure_tool(root, manager, manager_version, offline=offline)]
-        if manager != "npm":   # npm itself is wanted by scripts that call it beside yarn or pnpm
-            tools.append(ensure_tool(root, "npm", choose_manager(None, Path("/nonexistent"), node_version)[1],
-                                     offline=offline))
-        _write_bins(path / "bin", node.path / "bin" / "node", tools[1:])
         # node-gyp and build scripts run the spec's Python (node-gyp 5 needs one before 3.10).
         python = find_python(spec.python, "nearest")
-        for name in ("python", "python3"):
-            (path / "bin" / name).symlink_to(python.path)
-        tool_dirs = [str(t.path.parent) for t in tools] + ([str(python.prefix)] if python.prefix else [])
-        env = NodeEnv(path, spec, env_hash, {"tools": tool_dirs})
+        env = self._tooled_env(spec, env_hash, path, (node, node_version), python, manager, manager_version)
         commands = [*spec.pre_install, *(spec.install or default_install(manager, workspace))]
         before = {rel for rel in node_modules_dirs(workspace)}
-        self._install(env, commands, workspace, log, node.path)
+        try:
+            self._install(env, commands, workspace, log, node.path)
+        except StepFailed as failed:
+            newer = pnpm_fetch_fix(manager, manager_version, failed.output,
+                                   lambda: registry_versions(manager, root, offline=offline))
+            if newer is None:
+                raise
+            log.note(f"# pnpm {manager_version} cannot fetch on Node {node_version} (ERR_INVALID_THIS: its "
+                     f"bundled fetch meets the URL internals of Node 20 and later): again with pnpm {newer}, "
+                     "the last release of its major, which reads the same lockfile")
+            manager_version = newer
+            env = self._tooled_env(spec, env_hash, path, (node, node_version), python, manager, newer)
+            self._install(env, commands, workspace, log, node.path)
         made = [rel for rel in node_modules_dirs(workspace) if rel not in before]
         for rel in made:
             target = path / TREE / rel
@@ -177,8 +182,25 @@ class NodeKind:
             shutil.move(str(workspace / rel), str(target))
         log.write(f"# node_modules kept in the environment: {', '.join(made) or 'none'}")
         return {"kind": "node", "node": node_version, "package_manager": f"{manager}@{manager_version}",
-                "python": python.version, "tools": tool_dirs, "node_modules": made,
+                "python": python.version, "tools": env.manifest["tools"], "node_modules": made,
                 "lockfile": lockfile_key(workspace), "installed": _top_level(path / TREE)}
+
+    def _tooled_env(self, spec: EnvSpec, env_hash: str, path: Path, node: tuple[Any, str], python: Any,
+                    manager: str, version: str) -> NodeEnv:
+        """The environment's bin/: Node, the package manager (npm beside yarn or pnpm: scripts call
+        it) and the spec's Python, each a wrapper or link to its unpacked registry package."""
+        root, offline = self.host.root, self.host.offline
+        node_tool, node_version = node
+        tools = [node_tool, ensure_tool(root, manager, version, offline=offline)]
+        if manager != "npm":
+            tools.append(ensure_tool(root, "npm", choose_manager(None, Path("/nonexistent"), node_version)[1],
+                                     offline=offline))
+        shutil.rmtree(path / "bin", ignore_errors=True)
+        _write_bins(path / "bin", node_tool.path / "bin" / "node", tools[1:])
+        for name in ("python", "python3"):
+            (path / "bin" / name).symlink_to(python.path)
+        tool_dirs = [str(t.path.parent) for t in tools] + ([str(python.prefix)] if python.prefix else [])
+        return NodeEnv(path, spec, env_hash, {"tools": tool_dirs})
 
     def _install(self, env: NodeEnv, commands: list[str], workspace: Path, log: BuildLog,
                  node_home: Path | None) -> None:
@@ -220,7 +242,8 @@ class NodeKind:
             if result.status != "ok" or result.returncode != 0:
                 detail = (registry_miss_line(result.output) or last_error_line(result.output)) \
                     if result.output.strip() else result.reason
-                raise StepFailed(f"`{alternatives[-1]}` failed (status {result.status}, exit {result.returncode}): {detail}")
+                raise StepFailed(f"`{alternatives[-1]}` failed (status {result.status}, exit {result.returncode}): {detail}",
+                                 result.output)
 
 
 def default_install(manager: str, workspace: Path) -> list[str]:

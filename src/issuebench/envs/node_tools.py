@@ -21,6 +21,7 @@ import subprocess
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,6 +106,20 @@ def _release(text: str) -> tuple[int, ...] | None:
 def newest_of_major(versions: list[str], major: int) -> str | None:
     releases = [r for r in (_release(v) for v in versions) if r is not None and r[0] == major]
     return ".".join(map(str, max(releases))) if releases else None
+
+
+_URL_INTERNALS = 'Value of "this" must be of type URLSearchParams'
+
+
+def pnpm_fetch_fix(manager: str, version: str, output: str, versions: Callable[[], list[str]]) -> str | None:
+    """The last release of `version`'s major when pnpm `version` failed its fetches with
+    ERR_INVALID_THIS (pnpm 7.9, the reference's pin for Chart.js 4, on the Node 21 it pins with it:
+    every tarball request throws; 7.33 of the same major fetches and reads the same lockfile)."""
+    # ERR_INVALID_THIS on a tarball, ERR_PNPM_META_FETCH_FAIL on metadata: the same message after it.
+    if manager != "pnpm" or _URL_INTERNALS not in output or (current := _release(version)) is None:
+        return None
+    newest = newest_of_major(versions(), current[0])
+    return newest if newest is not None and _release(newest) > current else None
 
 
 def era_major(date: str | None) -> int:

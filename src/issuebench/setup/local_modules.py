@@ -3,6 +3,8 @@ distribution to install."""
 
 from __future__ import annotations
 
+from issuebench.setup.facts import Facts
+from issuebench.setup.requirements import requirement_name
 from issuebench.setup.source import SourceTree
 
 
@@ -34,3 +36,10 @@ def module_folders(tree: SourceTree, top: str) -> list[str]:
         elif name == "__init__.py" and folder.rpartition("/")[2] == top and "/" in folder:
             found.add(folder.rpartition("/")[0])
     return sorted(f for f in found if f != "src")
+
+
+def declared_distributions(facts: Facts) -> set[str]:
+    """Canonical names of every distribution the project declares: dependencies, extras, test needs.
+    A missing import of one is that distribution, even where a folder of the repository has its name."""
+    reqs = [*facts.install_requires, *facts.test_requires, *(r for rs in facts.extras.values() for r in rs)]
+    return {name for name in map(requirement_name, reqs) if name}

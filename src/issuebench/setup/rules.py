@@ -16,7 +16,7 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
-from issuebench.setup.local_modules import local_top_modules, module_folders
+from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
 from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
 from issuebench.setup.pyversions import first_without, minor_key
 from issuebench.setup.requirements import requirement_name, split_marker
@@ -84,17 +84,14 @@ def _replace_packages(plan: Plan, reqs: list[str], what: str) -> Fix | None:
 def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """Install the distributions providing every missing import the log names; a module the
     repository holds in a folder goes on PYTHONPATH instead."""
-    modules = diagnosis.found.get("module", [])
-    local = local_top_modules(ctx.tree)
+    local, declared = local_top_modules(ctx.tree), declared_distributions(ctx.facts)
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
-    declared = declared_distributions(ctx.facts)
     wanted, local_missing, folders = [], [], []
-    for module in modules:
+    for module in diagnosis.found.get("module", []):
         top = module.split(".")[0]
-        # returns keeps its hypothesis plugin in returns/contrib/hypothesis/: `import hypothesis`
-        # there means the distribution its extras declare, not that folder on PYTHONPATH.
-        is_declared = canonical_name(import_to_distribution(module)) in declared
-        inner = [] if top in local or is_declared else module_folders(ctx.tree, top)
+        # returns/contrib/hypothesis/ is no `import hypothesis`: its extras declare that distribution.
+        skip = top in local or canonical_name(import_to_distribution(module)) in declared
+        inner = [] if skip else module_folders(ctx.tree, top)
         if top in local:
             local_missing.append(top)
         elif inner:
@@ -103,19 +100,11 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
             wanted.append(import_to_distribution(module))
     if folders and (fix := _pythonpath_with(plan, ctx, folders)):
         return fix
-    if wanted:
-        fix = _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")
-        if fix:
-            return fix
+    if wanted and (fix := _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")):
+        return fix
     if local_missing:
         return pythonpath(diagnosis, plan, ctx)
     return None
-
-
-def declared_distributions(facts: Facts) -> set[str]:
-    """Canonical names of every distribution the project declares: dependencies, extras, test needs."""
-    reqs = [*facts.install_requires, *facts.test_requires, *(r for rs in facts.extras.values() for r in rs)]
-    return {name for name in map(requirement_name, reqs) if name}
 
 
 @rule
