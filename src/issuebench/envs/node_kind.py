@@ -45,8 +45,7 @@ from issuebench.envs.node_tools import (
     tools_dir,
 )
 from issuebench.models import EnvSpec, stable_hash
-from issuebench.sandbox import Bind, Limits
-from issuebench.sandbox.git_scratch import scratch_git_binds
+from issuebench.sandbox import Bind, Limits, scratch_git_binds
 
 INSTALL_TIMEOUT = 3600.0
 TREE = "tree"
