@@ -326,3 +326,31 @@ def test_a_command_covering_under_half_the_test_files_does_not_narrow_the_suite(
                                     **{f"tests/test_{n}.py": "def test():\n    pass\n"
                                        for n in ("benchmarks", "file", "multipart")}})
     assert plan.test_args == ["tests"]
+
+
+def test_a_ci_step_run_in_another_projects_folder_installs_nothing_here(tmp_path: Path) -> None:
+    # typing_extensions: a job clones pycroscope and installs `pycroscope[tests] @ .` in its folder;
+    # the name became a requirement of typing_extensions' own environment and every build failed.
+    workflow = """
+jobs:
+  own:
+    steps:
+      - run: pip install 'pkg[test] @ .' attrs
+  pycroscope:
+    steps:
+      - run: git clone https://example.invalid/pycroscope.git
+      - working-directory: pycroscope
+        run: |
+          uv pip install -e 'pycroscope[tests] @ .'
+          uv pip install -e "pkg @ ../pkg-latest"
+  other:
+    defaults:
+      run:
+        working-directory: typeguard
+    steps:
+      - run: pip install typeguard-extra
+"""
+    facts, _ = _plan(tmp_path, {".github/workflows/test.yml": workflow,
+                                "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
+    assert _names(facts.test_requires) == {"attrs"}
+    assert "test" in facts.wanted_extras

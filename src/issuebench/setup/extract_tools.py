@@ -145,6 +145,8 @@ def read_ci(path: str, text: str, facts: Facts, tree: SourceTree) -> None:
 def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
     lowered = key.lower()
     if isinstance(node, dict):
+        if _elsewhere(node):
+            return
         for k, v in node.items():
             _walk_ci(v, facts, commands, str(k))
     elif isinstance(node, list):
@@ -161,6 +163,17 @@ def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
                 facts.ci_pythons.add(image.group(1))
             if lowered in _COMMAND_KEYS:
                 commands.append(node)
+
+
+def _elsewhere(step: dict) -> bool:
+    """Does this CI step or job run in another folder than the repository's root? typing_extensions
+    tests other projects against itself: a job clones pycroscope and, with `working-directory:
+    pycroscope`, installs `pycroscope[tests] @ .`; those are that project's packages, not its own."""
+    folder = step.get("working-directory", step.get("working_directory"))
+    if folder is None and isinstance(step.get("defaults"), dict):
+        run = step["defaults"].get("run")
+        folder = run.get("working-directory") if isinstance(run, dict) else None
+    return isinstance(folder, str) and folder.strip().rstrip("/") not in ("", ".", "${{ github.workspace }}")
 
 
 def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
@@ -247,6 +260,13 @@ def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
     local = re.match(r"^(?:-e\s*)?\.?/?\.?(\[[^\]]+\])$|^\.\[[^\]]+\]$", token)
     if local or token.startswith(".["):
         facts.wanted_extras += requirement_extras("x" + token[token.index("["):])
+        return
+    at_path = re.match(r"^[A-Za-z0-9][\w.-]*(\[[^\]]+\])?\s*@\s*(\.{1,2}(?:/\S*)?)$", token)
+    if at_path:
+        # `name[extras] @ .` is the project itself; `name @ ../other` a folder beside the clone
+        # that no environment here has.
+        if at_path.group(2).rstrip("/") == "." and at_path.group(1):
+            facts.wanted_extras += requirement_extras("x" + at_path.group(1))
         return
     req = clean_requirement(token)
     if req and requirement_name(req) not in (None, "pip", "setuptools", "wheel"):
