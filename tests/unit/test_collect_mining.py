@@ -230,3 +230,14 @@ def test_collect_cli_names_a_bad_recipe_field(repo: Repo, tmp_path: Path) -> Non
 def test_collect_cli_rejects_a_path_that_is_not_a_repo(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["collect", str(tmp_path)])
     assert res.exit_code == 2 and "not a git repository" in " ".join(res.output.split())
+
+
+def test_a_pr_whose_test_change_is_only_comments_is_rejected_and_its_place_goes_to_the_next(repo: Repo) -> None:
+    # A type checker's upgrade: code changes, and the tests lose a `# type: ignore` comment only.
+    repo.commit("Bump mypy (#37)", {"pkg/m.py": "def f() -> int:\n    return 5\n",
+                                    "tests/test_m.py": "def test_five():\n    pass  # type: ignore\n"})
+    repo.commit("Bump mypy again (#38)", {"pkg/m.py": "def f() -> int:\n    return 6\n",
+                                          "tests/test_m.py": "def test_five():\n    pass\n"})
+    result = collect(repo.path, CollectOptions(run_setup=False, max_tasks=1))
+    assert [t.instance_id for t in result.tasks] == ["acme__widgets-36"]
+    assert result.table.to_dict()["rejected"]["test change is only comments"] == 2

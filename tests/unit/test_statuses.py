@@ -16,7 +16,8 @@ from issuebench.synth.validate import STATUSES, CandidateStatus
 
 VOCABULARIES = {
     RunStatus: ["ok", "timeout", "memory_limit", "process_limit", "output_limit", "file_limit", "sandbox_failed"],
-    Rejection: ["no linked issue", "issue lookup failed", "no test change", "no code change", "diff failed",
+    Rejection: ["no linked issue", "issue lookup failed", "no test change", "no code change",
+                "test change is only comments", "diff failed",
                 "install failed", "gold does not apply", "test patch does not apply", "no fail-to-pass test",
                 "gold breaks tests", "timeout", "test run failed"],
     CandidateStatus: ["kept", "syntax_error", "equivalent", "duplicate", "not_covered", "nothing_fails",

@@ -30,6 +30,7 @@ from issuebench.collect.statements import (
     linked_issues,
     statement_from_issues,
 )
+from issuebench.collect.test_change import changes_test_code
 from issuebench.collect.versions import assign_versions
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import Task
@@ -341,6 +342,9 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
         return None
     if not patch.strip():
         table.reject(P.NO_CODE_CHANGE)
+        return None
+    if not changes_test_code(test_patch):
+        table.reject(P.COMMENTS_ONLY)
         return None
     statement = _statement(name, plan, client, patch, test_patch)
     if opts.require_issue and statement.problem_source != "issue":

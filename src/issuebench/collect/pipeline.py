@@ -23,6 +23,7 @@ class Rejection(StrStatus):
     API_FAILED = "issue lookup failed"  # --require-issue, and the API did not answer
     NO_TEST_CHANGE = "no test change"
     NO_CODE_CHANGE = "no code change"
+    COMMENTS_ONLY = "test change is only comments"
     DIFF_FAILED = "diff failed"  # the clone lacks an object the candidate's diff needs
     INSTALL_FAILED = "install failed"
     GOLD_DOES_NOT_APPLY = "gold does not apply"
@@ -37,6 +38,7 @@ NO_LINKED_ISSUE = Rejection.NO_LINKED_ISSUE
 API_FAILED = Rejection.API_FAILED
 NO_TEST_CHANGE = Rejection.NO_TEST_CHANGE
 NO_CODE_CHANGE = Rejection.NO_CODE_CHANGE
+COMMENTS_ONLY = Rejection.COMMENTS_ONLY
 DIFF_FAILED = Rejection.DIFF_FAILED
 INSTALL_FAILED = Rejection.INSTALL_FAILED
 GOLD_DOES_NOT_APPLY = Rejection.GOLD_DOES_NOT_APPLY
