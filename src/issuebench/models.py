@@ -110,6 +110,7 @@ class EnvSpec(BaseModel):
     needs_network: bool = False
     # Tests of the repository known to fetch from the internet (p5.js's loadJSON example): a run
     # whose only failing graded tests are among them gets status needs_network, never resolved.
+    # An entry ending in `*` names every test whose id begins with the rest (a file's tests).
     network_tests: list[str] = Field(default_factory=list)
     # Debian packages the environment needs from the system (shared libraries that conda would
     # have brought along); `issuebench envs system-deps` installs them, the build checks them.

@@ -40,3 +40,21 @@ def test_any_other_failure_stays_unresolved() -> None:
 def test_a_run_that_passes_everything_is_resolved_whatever_the_list() -> None:
     report = _grade({"fixed": "PASSED", "kept": "PASSED", NETWORK: "PASSED"})
     assert report.status is InstanceStatus.RESOLVED and report.resolved
+
+
+def test_an_entry_ending_in_a_star_names_every_test_its_prefix_begins() -> None:
+    # sphinx's linkcheck tests check links to public sites: a whole file of them.
+    spec = SPEC.model_copy(update={"network_tests": ["tests/test_build_linkcheck.py::*"]})
+    task = TASK.model_copy(update={"FAIL_TO_PASS": ["tests/test_build_linkcheck.py::test_defaults"],
+                                   "PASS_TO_PASS": ["tests/test_build_linkcheck.py::test_anchors[x]", "kept"]})
+    run = SimpleNamespace(returncode=1, runner_report=RunnerReport(), status_map={
+        "tests/test_build_linkcheck.py::test_defaults": "FAILED",
+        "tests/test_build_linkcheck.py::test_anchors[x]": "FAILED", "kept": "PASSED"})
+    report = graded(InstanceReport(instance_id=task.instance_id, model_name_or_path="gold",
+                                   status=InstanceStatus.ERROR), task, spec, run, strict=False, suspicious=[])
+    assert report.status is InstanceStatus.NEEDS_NETWORK
+    # The prefix is a prefix, not a pattern: another file's failure stays unresolved.
+    run.status_map["kept"] = "FAILED"
+    assert graded(InstanceReport(instance_id=task.instance_id, model_name_or_path="gold",
+                                 status=InstanceStatus.ERROR), task, spec, run, strict=False,
+                  suspicious=[]).status is InstanceStatus.UNRESOLVED
