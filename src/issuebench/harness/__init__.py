@@ -5,7 +5,7 @@ from issuebench.harness.artifacts import (
     read_instance_result,
     write_instance_result,
 )
-from issuebench.harness.blob_completion import missing_blobs
+from issuebench.harness.blob_completion import fill_exported, missing_blobs
 from issuebench.harness.commands import files_in_diff, test_targets
 from issuebench.harness.context import EvalContext, build_context
 from issuebench.harness.docker_backend import engine_available
@@ -45,6 +45,7 @@ __all__ = [
     "ensure_env_with_overlay",
     "evaluate_instance",
     "files_in_diff",
+    "fill_exported",
     "fill_submodules",
     "git",
     "missing_blobs",

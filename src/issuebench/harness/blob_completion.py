@@ -227,3 +227,20 @@ def _members(archive: Path):  # type: ignore[no-untyped-def]
             for member in tf:
                 if member.isfile():
                     yield member.name, (lambda member=member: tf.extractfile(member).read())  # type: ignore[union-attr]
+
+
+def fill_exported(source: Path, commit: str, repo: str, when: str | None, dest: Path) -> list[str]:
+    """Write into `dest` (an export of `commit` that left out the files the clone lacks) each such
+    file a release holds: its own bytes, else the nearest release's version (a stand-in). Setup
+    judges environments on such exports; without astropy's 4 MiB IERS table every time test
+    fails and no environment is accepted. Returns the paths written."""
+    completion = complete(source, commit, repo, when)
+    if completion.store is None:
+        return []
+    by_path = {path: blob for path, blob in completion.filled}
+    by_path.update({path: blob for path, blob, _ in completion.stand_ins})
+    for path, blob in by_path.items():
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(read_blob(completion.store, blob))
+    return sorted(by_path)

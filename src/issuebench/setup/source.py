@@ -18,7 +18,7 @@ from pathlib import Path
 
 from issuebench import config
 from issuebench.errors import InputError, IssuebenchError
-from issuebench.harness import missing_blobs
+from issuebench.harness import fill_exported, missing_blobs
 
 # Folders never worth reading for setup facts (vendored code, caches, environments).
 _SKIP_DIRS = {".git", ".hg", ".tox", ".nox", ".venv", "venv", "env", "node_modules", "__pycache__",
@@ -147,6 +147,14 @@ class SourceTree:
             return None
         return dt.datetime.fromtimestamp(newest, tz=dt.timezone.utc).isoformat(timespec="seconds")
 
+    def _fill_missing(self, dest: Path) -> None:
+        """The files the clone lacks, from the project's releases where they hold them (a fetched
+        snapshot leaves out files of 4 MiB and more); what none holds stays absent."""
+        try:
+            fill_exported(self.root, str(self.commit), self.repo_name(), self.date(), dest)
+        except (OSError, IssuebenchError):
+            return   # the index cannot be reached: the export goes on without them
+
     def repo_name(self) -> str:
         """owner/name from the origin remote when there is one, else the folder name (a fetched
         clone's `owner__name` read as owner/name)."""
@@ -191,6 +199,8 @@ class SourceTree:
                     raise IssuebenchError(f"{self.root}: git archive failed: {done.stderr.strip()[-300:]}")
                 with tarfile.open(archive) as tar:
                     tar.extractall(dest, filter="data")
+            if self.missing_files():
+                self._fill_missing(dest)
             # Tools such as setuptools-scm read the version from git: give them a repository,
             # tagged with the commit's nearest tag, or the project calls itself 0.1.dev1 and its
             # own version checks (pytest's `minversion`, say) stop every run.
