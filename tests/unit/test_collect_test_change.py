@@ -30,3 +30,11 @@ def test_a_file_other_than_python_counts_as_a_change() -> None:
     both = _patch("tests/test_x.py", ["    x = 1  # one"], ["    x = 1  # uno"]) + \
         _patch("tests/data/case.txt", ["a"], ["b"])
     assert changes_test_code(both)
+
+
+def test_an_assert_moved_out_of_a_block_or_two_lines_swapped_is_a_test_change() -> None:
+    moved = ("diff --git a/tests/test_x.py b/tests/test_x.py\n--- a/tests/test_x.py\n+++ b/tests/test_x.py\n"
+             "@@ -1,3 +1,3 @@\n def test():\n     with pytest.raises(E):\n-        f()\n+    f()\n")
+    assert changes_test_code(moved)
+    swapped = _patch("tests/test_x.py", ["    a()", "    b()"], ["    b()", "    a()"])
+    assert changes_test_code(swapped)

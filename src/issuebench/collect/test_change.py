@@ -10,38 +10,37 @@ from __future__ import annotations
 
 import io
 import tokenize
-from collections import Counter
 
 from issuebench.patch import parse_patch
 
 
 def changes_test_code(test_patch: str) -> bool:
-    """False when every changed line of every Python file, comments and blank space left out,
-    is the same before and after; any other file (a fixture, a YAML case) counts as a change."""
+    """False when, in every hunk of every Python file, the changed lines read the same before and
+    after once comments and blank lines are left out (indentation and order kept: moving an assert
+    out of a `with` block is a change); any other file (a fixture, a YAML case) counts as a change."""
     for file in parse_patch(test_patch):
-        if not file.path.endswith(".py"):
+        if not file.path.endswith(".py") or file.is_binary or file.is_rename or not file.hunks:
             return True
-        removed: Counter[str] = Counter()
-        added: Counter[str] = Counter()
-        if file.is_binary or file.is_rename or not file.hunks:
-            return True
-        for line in (line for hunk in file.hunks for line in hunk.lines):
-            if line[:1] in ("+", "-"):
-                code = _code_of(line[1:])
-                if code:
-                    (added if line[0] == "+" else removed)[code] += 1
-        if removed != added:
-            return True
+        for hunk in file.hunks:
+            removed = [code for line in hunk.lines if line.startswith("-") and (code := _code_of(line[1:]))]
+            added = [code for line in hunk.lines if line.startswith("+") and (code := _code_of(line[1:]))]
+            if removed != added:
+                return True
     return False
 
 
 def _code_of(line: str) -> str:
-    """The line's tokens without its comment; the whole line when it does not tokenize alone (a
-    line inside a multi-line string), so that such a line always counts as changed code."""
+    """The line's indentation and tokens without its comment ("" for a comment or a blank line);
+    the whole line when it does not tokenize alone (a line inside a multi-line string), so that
+    such a line always counts as changed code."""
+    body = line.strip()
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline))
+        tokens = list(tokenize.generate_tokens(io.StringIO(body + "\n").readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return line.strip()
-    kept = [t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
-                                                          tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)]
-    return " ".join(kept)
+        return line
+    kept = [t.string for t in tokens if t.type not in _LAYOUT]
+    return f"{len(line) - len(line.lstrip())}:{' '.join(kept)}" if kept else ""
+
+
+_LAYOUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+                     tokenize.ENDMARKER})
