@@ -7,7 +7,9 @@ cutoff; these constraints (PIP_CONSTRAINT) hold them to their releases as of `ex
    run in the sandbox);
 2. resolve it as of the date with the recipe's pins, or without them when the two contradict;
 3. lift what the first resolution held years behind the date, when a later release still fits;
-4. write the constraints file into the venv, the build-tool pins overriding.
+4. write the constraints file into the venv, the build-tool pins overriding;
+5. after an install that failed to build a constrained package from source (the date's release
+   has no wheel for this interpreter), take that package's first wheel for it and write again.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from issuebench.envs.dated_install import (
     split_listing,
     wanted_extras,
 )
-from issuebench.envs.dated_packages import DatedPackages
-from issuebench.envs.dating import exempt_from_cutoff
+from issuebench.envs.dated_packages import DatedPackages, first_wheel_date
+from issuebench.envs.dating import exempt_from_cutoff, pip_failed_builds
 from issuebench.envs.requirements import direct_reference_name, pinned_names, unquote
 from issuebench.models import EnvSpec
 
@@ -67,6 +69,28 @@ def dated_constraints(site: InstallSite, dated: DatedPackages, targets: list[str
         return None
     compiled = _without_held_back(site, dated, compiled, declared, pins)
     return _written(site, compiled, build, project)
+
+
+def with_wheels(site: InstallSite, dated: DatedPackages, targets: list[str], build: Path | None,
+                install_output: str) -> Path | None:
+    """Phase 5: new constraints when the failed install's source builds were of constrained packages
+    that have a later wheel for this interpreter; None when there is nothing to change. astropy 3.1
+    under Python 3.9: the date's matplotlib 3.3.2 has no cp39 wheel and its source build downloads
+    FreeType, which the build cannot reach; 3.3.3 has one."""
+    written = site.venv / DATED_CONSTRAINTS
+    pinned = {canonicalize_name(line.split("==")[0]) for line in written.read_text().splitlines()
+              if "==" in line} if written.is_file() else set()
+    python, cutoff = str(site.venv / "bin" / "python"), str(site.spec.exclude_newer)
+    lifted = {name: when for name in pip_failed_builds(install_output)
+              if name in pinned and name not in site.log.cutoff_exceptions
+              and (when := first_wheel_date(name, python, cutoff)) is not None}
+    if not lifted:
+        return None
+    site.log.cutoff_exceptions.update(lifted)
+    site.log.note(f"# cutoff: {', '.join(lifted)} taken as the first wheel for this interpreter "
+                  f"({', '.join(w[:10] for w in lifted.values())}): the install could not build the "
+                  "release of the date")
+    return dated_constraints(site, dated, targets, build)
 
 
 def _declared(site: InstallSite, extras: list[str]) -> list[str] | None:

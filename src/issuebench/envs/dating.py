@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from packaging.utils import canonicalize_name
+
 from issuebench.envs.python_releases import python_table
 from issuebench.envs.requirements import pinned_names
 from issuebench.index import upload_time
@@ -80,6 +82,19 @@ def unsatisfiable_requirements(resolver_output: str) -> list[str]:
     if "unsatisfiable" not in resolver_output:
         return []
     return list(dict.fromkeys(_REQUIRED.findall(resolver_output)))
+
+
+# pip's own words for a source build that failed (legacy `setup.py install`, or a wheel build).
+_PIP_FAILED_BUILD = re.compile(
+    r"Running setup\.py install for ([A-Za-z0-9][A-Za-z0-9._-]*): finished with status 'error'"
+    r"|Building wheel for ([A-Za-z0-9][A-Za-z0-9._-]*) \([^)]*\): finished with status 'error'"
+    r"|Failed building wheel for ([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def pip_failed_builds(pip_output: str) -> list[str]:
+    """Packages pip could not build from source, in the order it said so."""
+    names = (next(filter(None, m.groups())) for m in _PIP_FAILED_BUILD.finditer(pip_output))
+    return list(dict.fromkeys(canonicalize_name(n) for n in names))
 
 
 def failed_builds(resolver_output: str) -> list[str]:

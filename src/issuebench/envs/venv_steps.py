@@ -12,7 +12,7 @@ from typing import Any
 from issuebench import config
 from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
-from issuebench.envs.dated_constraints import InstallSite, dated_constraints
+from issuebench.envs.dated_constraints import InstallSite, dated_constraints, with_wheels
 from issuebench.envs.dated_install import local_install_targets
 from issuebench.envs.dated_packages import DatedPackages
 from issuebench.envs.interpreters import PythonInfo, uv_command
@@ -139,13 +139,24 @@ class VenvSteps:
             binds.append(Bind(python.prefix))
         self._sandboxed(spec.pre_install, workspace, binds, run_env, log)
         targets = local_install_targets(spec.install) if spec.exclude_newer else None
-        if targets:
-            site = InstallSite(spec, venv, workspace, self.sandbox, binds, run_env, log,
-                               network=not self.offline, timeout=INSTALL_TIMEOUT)
-            dated = dated_constraints(site, self._dated, targets, constraints)
-            if dated is not None:
-                run_env["PIP_CONSTRAINT"] = str(dated)
-        self._sandboxed(spec.install, workspace, binds, run_env, log)
+        if not targets:
+            self._sandboxed(spec.install, workspace, binds, run_env, log)
+            return
+        # The site keeps the variables as they are now: reading the declared requirements again
+        # (phase 5) must not run under the constraints it is replacing.
+        site = InstallSite(spec, venv, workspace, self.sandbox, binds, dict(run_env), log,
+                           network=not self.offline, timeout=INSTALL_TIMEOUT)
+        dated = dated_constraints(site, self._dated, targets, constraints)
+        if dated is not None:
+            run_env["PIP_CONSTRAINT"] = str(dated)
+        try:
+            self._sandboxed(spec.install, workspace, binds, run_env, log)
+        except StepFailed as exc:
+            wheels = with_wheels(site, self._dated, targets, constraints, exc.output) if dated else None
+            if wheels is None:
+                raise
+            run_env["PIP_CONSTRAINT"] = str(wheels)
+            self._sandboxed(spec.install, workspace, binds, run_env, log)
 
     def _sandboxed(self, commands: list[str], workspace: Path, binds: list[Any], run_env: dict[str, str],
                    log: BuildLog) -> None:
@@ -159,7 +170,8 @@ class VenvSteps:
             log.write(result.output)
             if result.status != "ok" or result.returncode != 0:
                 detail = last_error_line(result.output) if result.output.strip() else result.reason
-                raise StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}")
+                raise StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}",
+                                 result.output)
 
 
 def _install_env(spec: EnvSpec, venv: Path, python: PythonInfo) -> dict[str, str]:
