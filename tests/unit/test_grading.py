@@ -78,6 +78,19 @@ def test_fail_only_only_explicit_failed_fails() -> None:
     assert result.tests_status.PASS_TO_PASS.success == ["p"]
 
 
+def test_fail_only_a_failure_reported_under_fewer_suites_fails_the_graded_id() -> None:
+    # p5.js-4561 with a patch that fixes nothing: mocha filed the failing hook under the suite that
+    # defines it; the row names it under the test's own suite. Looked up exactly, it passed.
+    hook = 'Error Helpers:friendly error logger:"before each" hook for "basic"'
+    log = {'Error Helpers:"before each" hook for "basic"': F}
+    result = grade(log, [hook], ["Core:registers"], eval_type="fail_only")
+    assert result.tests_status.FAIL_TO_PASS.failure == [hook] and not result.resolved
+    # Only the same title under a subsequence of the same suites: other tests are untouched.
+    others = grade({'Core:"before each" hook for "basic"': F, "basic": F},
+                   [hook, 'Error Helpers:other:"before each" hook for "basic"'], [], eval_type="fail_only")
+    assert others.tests_status.FAIL_TO_PASS.failure == [] and others.resolved
+
+
 def test_truncated_parametrized_ids_match_by_prefix_when_unambiguous() -> None:
     log = {"t.py::test_g[log(photon cm)]": P, "t.py::test_h[a-1]": P, "t.py::test_h[a-2]": F}
     assert lookup_status("t.py::test_g[log(photon", log) is P
