@@ -11,14 +11,18 @@ from __future__ import annotations
 import io
 import tokenize
 
-from issuebench.patch import parse_patch
+from issuebench.patch import PatchParseError, parse_patch
 
 
 def changes_test_code(test_patch: str) -> bool:
     """False when, in every hunk of every Python file, the changed lines read the same before and
     after once comments and blank lines are left out (indentation and order kept: moving an assert
     out of a `with` block is a change); any other file (a fixture, a YAML case) counts as a change."""
-    for file in parse_patch(test_patch):
+    try:
+        files = parse_patch(test_patch)
+    except PatchParseError:
+        return True   # not read as a diff here: left to validate, which applies it with git
+    for file in files:
         if not file.path.endswith(".py") or file.is_binary or file.is_rename or not file.hunks:
             return True
         for hunk in file.hunks:
