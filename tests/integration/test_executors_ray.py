@@ -268,16 +268,19 @@ def test_an_interrupted_or_killed_driver_loses_no_finished_instance(cluster, tmp
                 "--executor", "ray", "--ray-address", cluster.address, "-w", "1")
     base = tmp_path / "logs" / "run_evaluation" / "d" / "gold"
 
+    def finished() -> set[str]:
+        # An instance writes into a hidden `.<id>.partial` folder until it is done: only named ones count.
+        return {p.parent.name for p in base.glob("*/result.json") if not p.parent.name.startswith(".")}
+
     def stop_after_one_more_result(sig: int) -> tuple[subprocess.Popen, set[str]]:
-        before = {p.parent.name for p in base.glob("*/result.json") if not p.parent.name.startswith(".")}
+        before = finished()
         driver = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        while driver.poll() is None and len(list(base.glob("*/result.json"))) <= len(before):
+        while driver.poll() is None and len(finished()) <= len(before):
             time.sleep(0.05)  # waits for an event (one more result written), asserts nothing about time
         driver.send_signal(sig)
         driver.wait(timeout=120)
-        # A kill can land while an instance's folder is swapped in (its earlier copy is then hidden).
-        done = {p.parent.name for p in base.glob("*/result.json") if not p.parent.name.startswith(".")}
-        assert before < done and len(done) < len(tasks), "the driver was not stopped mid-run"
+        done = finished()
+        assert before < done and len(done) < len(tasks), f"the driver was not stopped mid-run: {done}"
         return driver, done
 
     # Ctrl-C: the records in flight are cancelled on the cluster, the run says how to resume.
