@@ -3,8 +3,9 @@
 The rule is in dating.py: every package as of the task's date, exact pins exempt. Installing by it
 meets cases the resolver reports one at a time, each answered by a general rule and said in the
 manifest's decisions: conda-only entries left out, yanked-only requirements pinned, old sdists built
-with the era's build tools or else taken as their first wheel for the interpreter, and the
-dependencies only newer pins need taken as of the newest pin's publication.
+with the era's build tools or else taken as their first wheel for the interpreter, the
+dependencies only newer pins need taken as of the newest pin's publication, and placeholder
+releases (9999.x) passed over.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from packaging.utils import canonicalize_name
+
 from issuebench.envs.build_log import BuildLog, StepFailed
 from issuebench.envs.build_tools import legacy_build_constraints
 from issuebench.envs.dated_install import compile_command
 from issuebench.envs.dating import (
     NO_CUTOFF,
+    PLACEHOLDER_MAJOR,
+    below_placeholder,
     date_args,
     exempt_from_cutoff,
     failed_builds,
@@ -27,6 +32,7 @@ from issuebench.envs.dating import (
     newest_pin_date,
     not_on_index,
     only_yanked,
+    placeholder_releases,
     unsatisfiable_requirements,
 )
 from issuebench.envs.python_support import first_admitting, refused
@@ -70,6 +76,12 @@ class DatedPackages:
                         return None
                     continue
                 resolved = res.out.read_text()
+                placeholders = [n for n in placeholder_releases(exact_pins(resolved.splitlines()))
+                                if below_placeholder(n) not in res.requirements]
+                if placeholders:
+                    res.ask([*res.requirements, *map(below_placeholder, placeholders)])
+                    log.note(_placeholder_note(placeholders))
+                    continue
                 refusing = [n for n in refused(exact_pins(resolved.splitlines()), interpreter)
                             if n not in res.per_package] if interpreter else []
                 if not refusing or not _lift_refused(res, refusing, interpreter or "", cutoff, log):
@@ -110,6 +122,8 @@ class DatedPackages:
                 if not (any(rule(state, exc.output, log) for rule in _INSTALL_EXCEPTIONS)
                         or self._as_of_pins(state, exc.output, spec, pins, log)):
                     raise
+                continue
+            if _keep_below_placeholders(state, installed_releases(state.python), log):
                 continue
             log.cutoff_exceptions.update({n: d for n, d in state.per_package.items() if d != NO_CUTOFF})
             return
@@ -275,6 +289,32 @@ def _first_wheels(state: _Install, output: str, log: BuildLog) -> bool:
              f"({', '.join(state.per_package[n][:10] for n in unbuildable)}): the release of the date "
              "cannot be built here")
     return True
+
+
+def _keep_below_placeholders(state: _Install, installed: list[tuple[str, str]], log: BuildLog) -> bool:
+    """A placeholder release the install took (no failure says so: it installs, then fails on
+    import) is replaced by the release below it; exact pins stay as they are."""
+    placeholders = [n for n in placeholder_releases(installed)
+                    if below_placeholder(n) not in state.argv and state.per_package.get(n) != NO_CUTOFF]
+    if not placeholders:
+        return False
+    state.argv = [*state.argv, *map(below_placeholder, placeholders)]
+    log.note(_placeholder_note(placeholders))
+    return True
+
+
+def _placeholder_note(names: list[str]) -> str:
+    return (f"# substituted: {', '.join(names)} kept below {PLACEHOLDER_MAJOR}: a release numbered so is a "
+            "placeholder a moved project leaves, not the era's release")
+
+
+def installed_releases(python: str) -> list[tuple[str, str]]:
+    """(name, version) of every distribution installed in the environment of `python`."""
+    found = []
+    for info in Path(python).parent.parent.glob("lib/python*/site-packages/*.dist-info"):
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        found.append((canonicalize_name(name), version))
+    return found
 
 
 # What a failed install round may allow, in the order they are tried (the pins' rule, which needs

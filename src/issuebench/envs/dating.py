@@ -120,3 +120,24 @@ def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
 
     names = dict.fromkeys([*pinned_names(spec.packages), *spec.exclude_newer_exempt])
     return dict.fromkeys(names, NO_CUTOFF)
+
+
+# A release numbered this or higher is a placeholder a project leaves when it moves: fake-factory
+# 9999.9.9 (December 2016) installs and raises ImportError "now called Faker" on import. It is never
+# the era's release, whatever the date.
+PLACEHOLDER_MAJOR = 9999
+
+
+def placeholder_releases(pins: Iterable[tuple[str, str]]) -> list[str]:
+    """Names among (name, version) pins whose version is a placeholder's."""
+    names = []
+    for name, version in pins:
+        major = re.match(r"\d+", version)
+        if major and int(major.group()) >= PLACEHOLDER_MAJOR and name not in names:
+            names.append(name)
+    return names
+
+
+def below_placeholder(name: str) -> str:
+    """The requirement that keeps `name` below its placeholder release."""
+    return f"{name}<{PLACEHOLDER_MAJOR}"
