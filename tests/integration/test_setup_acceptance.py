@@ -68,6 +68,8 @@ def test_a_test_module_that_fails_to_import_counts_as_its_tests_failing(tmp_path
     assert result.unimportable_modules == ["tests/test_d.py"]
     assert result.attempts[0].modules_unimportable == 1
     assert "1 test modules failed to import" in result.attempts[0].refusal
+    # The refusal says what to fix: the module's own import error.
+    assert "the first: ModuleNotFoundError: No module named 'not_a_module_anywhere'" in result.attempts[0].refusal
 
 
 def test_the_confirmation_run_must_report(tmp_path: Path) -> None:

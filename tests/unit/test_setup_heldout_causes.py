@@ -192,3 +192,13 @@ def test_coverage_on_in_addopts_with_a_threshold_in_coverages_own_config_is_a_th
     plan = initial_plan(extract(SourceTree.open(tmp_path / "plain")), SourceTree.open(tmp_path / "plain"),
                         date=None, pythons=["3.11"])
     assert "--no-cov" not in plan.spec.test_cmd
+
+
+def test_a_refusal_for_unimportable_modules_names_the_first_import_error() -> None:
+    from issuebench.setup.judging import first_import_error
+
+    assert first_import_error(HELPER_IMPORT_LOG) == "ModuleNotFoundError: No module named 'tools'"
+    assert first_import_error("collected 3 items\n\ntests/test_a.py ...\n") is None
+    # Over untrusted output it runs in linear time and stays one bounded line.
+    hostile = "ImportError while importing test module\nE   Error" + "x" * 1_000_000
+    assert len(first_import_error(hostile) or "") <= 170

@@ -207,13 +207,34 @@ MIN_TESTS = 5
 MAX_SKIPPED_SHARE = 0.5
 
 
+# The error pytest shows for a test module it could not import (its `E   ` line), bounded in length.
+_IMPORT_ERROR = compile_log_pattern(r"^E\s+(\w*(?:Error|Exception)\b[^\n]{0,160})")
+
+
+def first_import_error(log: str) -> str | None:
+    """The first error pytest printed for a test module it could not import, so a refusal says
+    what to fix (a missing distribution, a module the repository expects elsewhere)."""
+    start = log.find("ImportError while importing test module")
+    if start < 0:
+        start = log.find("ERROR collecting")
+    found = _IMPORT_ERROR.search(log[start:]) if start >= 0 else None
+    return found.group(1).strip() if found else None
+
+
+def _broken(count: int, log: str, tail: str) -> str:
+    if not count:
+        return ""
+    error = first_import_error(log)
+    return f"{count} test modules failed to import{tail}" + (f"; the first: {error}" if error else "")
+
+
 def refusal(run: Run, threshold: float, min_tests: int = MIN_TESTS) -> str | None:
     """Why the run does not accept its environment, or None when it does."""
     if run.stage != "test":
         return "the build failed"
     ran, skipped, broken = len(run.counted), len(run.skipped), len(run.import_failed)
     if run.passed == 0:
-        return "no test passed" + (f" ({broken} test modules failed to import)" if broken else "")
+        return "no test passed" + (f" ({_broken(broken, run.log, '')})" if broken else "")
     # The floor: a suite (or sample) that defines fewer tests is held to what it defines.
     floor = min(min_tests, run.defined_tests) if run.defined_tests is not None else min_tests
     if ran < floor:
@@ -224,5 +245,5 @@ def refusal(run: Run, threshold: float, min_tests: int = MIN_TESTS) -> str | Non
         return "pytest-cov's fail-under fails the run though its tests pass (every graded run would fail)"
     if run.ratio() < threshold:
         return (f"{run.ratio():.0%} of the judged tests passed (needs {threshold:.0%})"
-                + (f"; {broken} test modules failed to import, each counted as its tests failing" if broken else ""))
+                + (f"; {_broken(broken, run.log, ', each counted as its tests failing')}" if broken else ""))
     return None
