@@ -10,6 +10,15 @@ def test_missing_modules_are_all_collected() -> None:
     assert "No module named 'yaml'" in found.excerpt
 
 
+def test_a_module_name_the_short_summary_cut_is_not_a_module() -> None:
+    # transitions: the error's own line, then pytest's summary cut to the terminal's width.
+    log = ("E   ModuleNotFoundError: No module named 'pycodestyle'\n"
+           "ERROR tests/test_codestyle.py - ModuleNotFoundError: No module named 'pycodes...\n"
+           "ImportError: No module named six.moves\n")
+    found = diagnose(log)
+    assert found is not None and found.found["module"] == ["pycodestyle", "six.moves"]
+
+
 def test_removed_stdlib_module_means_python_version() -> None:
     found = diagnose("  File \"x.py\", line 1\n    import imp\nModuleNotFoundError: No module named 'imp'\n")
     assert found is not None and found.kind == "python_version" and found.found["module"] == ["imp"]
