@@ -235,3 +235,15 @@ def test_an_absent_submodule_is_filled_from_a_clone_beside_the_repository(tmp_pa
     assert result.success, result.summary()
     assert (result.tests_run, result.tests_passed) == (1, 1)
     assert result.spec.submodules == {"tests/data": "acme/cases"}
+
+
+def test_a_configuration_that_stops_at_the_first_failure_still_has_its_whole_suite_judged(tmp_path: Path) -> None:
+    # `addopts = -x`: the first test fails, so without --maxfail=0 nothing else would run (0 passed).
+    files = {"pytest.ini": "[pytest]\naddopts = -x\ntestpaths = tests\n", "pyproject.toml": PYPROJECT,
+             "tests/test_0.py": "def test_first():\n    assert False\n"}
+    files.update({f"tests/test_{c}.py": FAST.replace("fast", c) for c in "abcd"})
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert (result.tests_run, result.tests_passed) == (25, 24)
+    assert "--maxfail=0" in result.spec.test_cmd

@@ -202,3 +202,19 @@ def test_a_refusal_for_unimportable_modules_names_the_first_import_error() -> No
     # Over untrusted output it runs in linear time and stays one bounded line.
     hostile = "ImportError while importing test module\nE   Error" + "x" * 1_000_000
     assert len(first_import_error(hostile) or "") <= 170
+
+
+def test_addopts_that_stop_at_the_first_failure_are_lifted_for_the_tests(tmp_path: Path) -> None:
+    """transitions' pytest.ini has `addopts = -x -rf`: one unimportable module ended every run."""
+    from issuebench.setup.exit_first import _stops
+
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+        "pytest.ini": "[pytest]\naddopts = -x -rf\n",
+        "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    assert plan.spec.test_cmd == "pytest -rA --maxfail=0"
+    assert any("pytest.ini's addopts (-x -rf) stop at the first failure" in note for note in plan.spec.notes)
+    assert [w for w in ("-x", "-vx", "--exitfirst", "--maxfail=2", "-rxs", "-rf", "-v", "-kx") if _stops(w)] == [
+        "-x", "-vx", "--exitfirst", "--maxfail=2"]

@@ -20,23 +20,29 @@ _PYTEST_SECTIONS = (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg
 _COVERAGE_SECTIONS = ((".coveragerc", "report"), ("tox.ini", "coverage:report"), ("setup.cfg", "coverage:report"))
 
 
-def coverage_threshold(tree: SourceTree) -> str | None:
-    """Where the configuration sets a coverage threshold that pytest enforces, or None."""
+def pytest_addopts(tree: SourceTree) -> list[tuple[str, str]]:
+    """(file, value) of each `addopts` the repository's pytest configuration files set."""
     addopts: list[tuple[str, str]] = []
-    thresholds: list[str] = []
-    pyproject = _toml(tree.read("pyproject.toml"))
-    tool = pyproject.get("tool", {}) if isinstance(pyproject.get("tool"), dict) else {}
+    tool = _tool(tree)
     options = tool.get("pytest", {}).get("ini_options", {}) if isinstance(tool.get("pytest"), dict) else {}
     if isinstance(options, dict) and options.get("addopts"):
         value = options["addopts"]
         addopts.append(("pyproject.toml", " ".join(value) if isinstance(value, list) else str(value)))
-    report = tool.get("coverage", {}).get("report", {}) if isinstance(tool.get("coverage"), dict) else {}
-    if isinstance(report, dict) and _nonzero(report.get("fail_under")):
-        thresholds.append("pyproject.toml")
     for path, section in _PYTEST_SECTIONS:
         cfg = _ini(tree.read(path))
         if cfg is not None and cfg.has_option(section, "addopts"):
             addopts.append((path, cfg.get(section, "addopts")))
+    return addopts
+
+
+def coverage_threshold(tree: SourceTree) -> str | None:
+    """Where the configuration sets a coverage threshold that pytest enforces, or None."""
+    addopts = pytest_addopts(tree)
+    thresholds: list[str] = []
+    tool = _tool(tree)
+    report = tool.get("coverage", {}).get("report", {}) if isinstance(tool.get("coverage"), dict) else {}
+    if isinstance(report, dict) and _nonzero(report.get("fail_under")):
+        thresholds.append("pyproject.toml")
     for path, section in _COVERAGE_SECTIONS:
         cfg = _ini(tree.read(path))
         if cfg is not None and _nonzero(cfg.get(section, "fail_under", fallback=None)):
@@ -47,6 +53,11 @@ def coverage_threshold(tree: SourceTree) -> str | None:
         if "--cov" in value and thresholds:
             return f"{path}'s addopts turn coverage on and {thresholds[0]} sets fail_under"
     return None
+
+
+def _tool(tree: SourceTree) -> dict[str, Any]:
+    tool = _toml(tree.read("pyproject.toml")).get("tool", {})
+    return tool if isinstance(tool, dict) else {}
 
 
 def _toml(text: str | None) -> dict[str, Any]:

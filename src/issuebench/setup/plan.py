@@ -11,6 +11,7 @@ from issuebench.models import EnvSpec
 from issuebench.setup.coverage_gate import coverage_threshold
 from issuebench.setup.cython_sources import CYTHON, cythonize_commands, missing_cython_outputs
 from issuebench.setup.data import canonical_name
+from issuebench.setup.exit_first import NO_MAXFAIL, stops_at_first_failure
 from issuebench.setup.extract import Facts
 from issuebench.setup.facts import split_command
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
@@ -88,12 +89,14 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     if generated and not any(canonical_name(requirement_name(p) or "") == CYTHON for p in packages):
         packages.append(CYTHON)
     gate = coverage_threshold(tree) if runner == "pytest" else None
+    exits = stops_at_first_failure(tree) if runner == "pytest" else None
+    pytest_cmd = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "")
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
         pre_install=cythonize_commands(generated),
         install=_install_commands(facts, date) if installable else [],
-        test_cmd=(PYTEST_CMD + (" --no-cov" if gate else "")) if runner == "pytest" else UNITTEST_CMD,
+        test_cmd=pytest_cmd if runner == "pytest" else UNITTEST_CMD,
         log_parser="pytest" if runner == "pytest" else "unittest",
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
@@ -102,7 +105,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         pre_test=rebuild_before_tests(tree, generated) if installable else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]]
         + ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
-            "with --no-cov"] if gate else []),
+            "with --no-cov"] if gate else [])
+        + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else []),
         submodules=dict(facts.submodule_repos),
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
