@@ -82,6 +82,16 @@ def parse_eval_script(text: str) -> RowScript | None:
     return RowScript(build=build, test=test, dropped=dropped)
 
 
+def test_patch_end(lines: list[str]) -> int | None:
+    """The index of the line after the test patch's heredoc (`git apply ... <<'EOF'`), or None."""
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        heredoc = _HEREDOC.search(stripped)
+        if heredoc and stripped.startswith("git apply"):
+            return _skip_heredoc(lines, i + 1, heredoc.group(1))
+    return None
+
+
 def _skip_heredoc(lines: list[str], i: int, terminator: str) -> int:
     while i < len(lines) and lines[i].strip() != terminator:
         i += 1

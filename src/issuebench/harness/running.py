@@ -31,6 +31,7 @@ from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
 from issuebench.harness.eval_script import with_row_commands
+from issuebench.harness.python_row_steps import with_python_row_steps
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
@@ -74,7 +75,7 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
         spec = other_recipe(task, ctx, source, f"no environment recipe: {explain(exc)}")
         if spec is None:
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {explain(exc)}")
-    spec = with_row_commands(task, spec)
+    spec = with_python_row_steps(task, with_row_commands(task, spec))
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
