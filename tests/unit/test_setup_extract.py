@@ -30,7 +30,8 @@ def test_tox_ini_only(tmp_path: Path) -> None:
         "setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
         "requirements-test.in": "",
         "tox.ini": "[tox]\nenvlist = py{36,37,38}, lint\n\n[testenv]\ndeps =\n    pytest\n"
-                   "    py27: mock\n    -rreq/extra.txt\ncommands = pytest {posargs} tests\n\n"
+                   "    py27: mock\n    py{26}: unittest2\n    py{26}: hypothesis<3\n    py{27,36}: hypothesis\n"
+                   "    -rreq/extra.txt\ncommands = pytest {posargs} tests\n\n"
                    "[testenv:lint]\ndeps = flake8\ncommands = flake8\n",
         "req/extra.txt": "six>=1.10  # comment\n-e .\n",
         "tests/requirements.txt": "pretend\n",
@@ -39,6 +40,8 @@ def test_tox_ini_only(tmp_path: Path) -> None:
     names = _names(plan.spec.packages)
     assert {"pytest", "six", "setuptools", "pretend"} <= names
     assert "mock" not in names and "flake8" not in names   # py27-only factor and lint env dropped
+    # Braced Python 2 factors are Python 2's too (python-ecdsa's `py{26}: hypothesis<3`).
+    assert "unittest2" not in names and "hypothesis" in plan.spec.packages
     assert plan.runner == "pytest" and plan.spec.log_parser == "pytest"
     assert plan.test_args == ["tests"] and plan.suite_command == "pytest -rA tests"
     assert plan.spec.install == [EDITABLE_INSTALL]

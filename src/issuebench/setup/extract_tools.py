@@ -76,16 +76,20 @@ def _plain(factors: str) -> bool:
     return all(_PLAIN_FACTOR.match(f) for f in re.split(r"-", factors) if f)
 
 
+_PY2_OR_TOOLING = re.compile(r"(^|-)(py2\d*|pypy\w*|lint|docs)($|-)")
+
+
 def _tox_unfactor(line: str) -> str | None:
     """Strip a tox factor condition; None for lines meant only for Python 2, lint, or a variant
     factor (`numpy: numpy`), i.e. when no alternative of the condition is a plain run."""
     match = re.match(r"^([\w.,!{}-]+):\s+(.*)$", line)
     if not match:
         return line
-    factors = match.group(1)
-    if re.search(r"(^|[,-])(py2\d?|py27|pypy|lint|docs)($|[,-])", factors) and "py3" not in factors:
+    # Braces first: `py{26}: unittest2` (python-ecdsa) is for Python 2.6 alone, as `py26:` is.
+    alternatives = _expand_braces(match.group(1)).split(",")
+    if all(_PY2_OR_TOOLING.search(alternative) for alternative in alternatives):
         return None
-    if not any(_plain(alternative) for alternative in _expand_braces(factors).split(",")):
+    if not any(_plain(alternative) for alternative in alternatives):
         return None
     return match.group(2)
 
