@@ -99,11 +99,16 @@ def test_killed_run_resumes_where_it_stopped(tmp_path, tasks):
                             start_new_session=True)
     model_dir = out / "logs" / "run_evaluation" / "resume" / "gold"
     deadline = time.monotonic() + 180
-    while time.monotonic() < deadline and len(list(model_dir.glob("*/result.json"))) < 2:
+
+    def finished_instances() -> set[str]:
+        # An instance writes into a hidden `.<id>.partial` folder until it is done: only named ones count.
+        return {p.parent.name for p in model_dir.glob("*/result.json") if not p.parent.name.startswith(".")}
+
+    while time.monotonic() < deadline and len(finished_instances()) < 2:
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    finished = {p.parent.name for p in model_dir.glob("*/result.json")}
+    finished = finished_instances()
     assert 2 <= len(finished) < len(tasks)
     assert not (out / "gold.resume.json").exists()
     done = subprocess.run(cmd[:-1], env=env, capture_output=True, text=True, timeout=600)

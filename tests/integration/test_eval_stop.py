@@ -37,7 +37,8 @@ def model_dir(out: Path, model: str = "m") -> Path:
 
 
 def results(folder: Path) -> dict[str, str]:
-    return {p.parent.name: json.loads(p.read_text())["status"] for p in folder.glob("*/result.json")}
+    return {p.parent.name: json.loads(p.read_text())["status"] for p in folder.glob("*/result.json")
+            if not p.parent.name.startswith(".")}
 
 
 def hidden(folder: Path) -> list[str]:
