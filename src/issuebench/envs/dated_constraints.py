@@ -5,7 +5,8 @@ cutoff; these constraints (PIP_CONSTRAINT) hold them to their releases as of `ex
 (the rules are in dated_install.py). Phases, in order:
 1. read what the project declares (its pyproject's tables, or the declared-requirements script
    run in the sandbox);
-2. resolve it as of the date with the recipe's pins, or without them when the two contradict;
+2. resolve it as of the date with the recipe's versioned entries (pins and bounds), or without
+   them when the two contradict;
 3. lift what the first resolution held years behind the date, when a later release still fits;
 4. write the constraints file into the venv, the build-tool pins overriding;
 5. after an install that failed to build a constrained package from source (the date's release
@@ -14,6 +15,7 @@ cutoff; these constraints (PIP_CONSTRAINT) hold them to their releases as of `ex
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ from issuebench.envs.dated_packages import DatedPackages, first_wheel_date
 from issuebench.envs.dating import exempt_from_cutoff, pip_failed_builds
 from issuebench.envs.requirements import direct_reference_name, pinned_names, unquote
 from issuebench.models import EnvSpec
+
+_VERSIONED = re.compile(r"[<>=!~]=?\s*\d")
 
 
 @dataclass
@@ -61,7 +65,10 @@ def dated_constraints(site: InstallSite, dated: DatedPackages, targets: list[str
         return None
     requirements, project = split_listing(listing)
     declared = [direct_reference_name(r) or r for r in requirements]
-    pins = [unquote(p) for p in site.spec.packages if p.strip() and "==" in p]
+    # Every entry of the recipe's with a version in it, not only exact pins: what the packages step
+    # installed must still hold after the project's install (astropy-8707's `pytest<7.2`, taken in
+    # place of the recipe's pytest 7.4 pin, was upgraded back to 7.4 by `pip install -e .[test]`).
+    pins = [unquote(p) for p in site.spec.packages if p.strip() and _VERSIONED.search(p)]
     compiled = _resolved(site, dated, declared, pins)
     if compiled is None:
         site.log.note("# cutoff: the install's own requirements could not be resolved as of the date; "

@@ -1,0 +1,25 @@
+"""The constraints for a project's own install hold what the recipe's packages step installed:
+its bounds as well as its exact pins (astropy-8707: `pytest<7.2` came back as pytest 7.4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from issuebench.envs import dated_constraints as dc
+from issuebench.envs.build_log import BuildLog
+from issuebench.models import EnvSpec
+
+
+def test_the_recipes_bounds_and_pins_are_in_the_resolution_of_the_projects_requirements(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    spec = EnvSpec(python="3.9", exclude_newer="2020-10-05T00:00:00Z",
+                   packages=["numpy==1.25.2", "pytest<7.2", "astropy-helpers", "'pytest-xdist>=3'"])
+    site = dc.InstallSite(spec, venv, tmp_path, None, [], {}, BuildLog(tmp_path / "build.log"),
+                          network=True, timeout=60)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(dc, "_declared", lambda site, extras: ["pytest-astropy>=0.2", "numpy"])
+    monkeypatch.setattr(dc, "_resolve", lambda site, dated, reqs: asked.append(reqs) or "pytest==7.1.3\n")
+    assert dc.dated_constraints(site, None, ["."], None) == venv / dc.DATED_CONSTRAINTS
+    assert asked[0] == ["pytest-astropy>=0.2", "numpy", "numpy==1.25.2", "pytest<7.2", "pytest-xdist>=3"]
