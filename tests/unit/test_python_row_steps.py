@@ -55,6 +55,7 @@ def test_an_install_replaces_the_recipes_entry_and_an_export_is_a_run_variable()
     # Built before any test runs: an environment of its own, never an install in the test run.
     assert honoured.env_hash() != spec.env_hash() and honoured.pre_test == spec.pre_test
     assert any("left out `make docs`" in note for note in honoured.notes)
+    assert any("`export SETUPTOOLS_USE_DISTUTILS=stdlib` set for the test run" in n for n in honoured.notes)
 
 
 def test_rows_without_steps_and_rows_that_bring_their_own_commands_are_left_as_they_are() -> None:

@@ -53,6 +53,7 @@ def with_python_row_steps(task: Task, spec: EnvSpec) -> EnvSpec:
     for step in steps:
         if export := _EXPORT.match(step):
             env_vars[export.group(1)] = " ".join(shlex.split(export.group(2)))
+            notes.append(f"eval_script: `{step[:80]}` set for the test run")
         elif _PIP_INSTALL.match(step) and (wanted := _requirements(step)) is not None:
             names = {canonicalize_name(r.name) for r in wanted}
             packages = [p for p in packages if _name(p) not in names] + [str(r) for r in wanted]
