@@ -163,15 +163,19 @@ def test_an_old_pytest_whose_passes_did_not_parse_runs_verbose_though_skips_did(
     assert quiet_pytest(Run("test", log=OLD_PYTEST_TAIL, statuses=passed), plan) is None
 
 
+def _plan_with(path: Path, config: str, text: str) -> Plan:
+    """The first plan of a one-test setup.py project with one pytest configuration file."""
+    init_repo(path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n", config: text,
+                     "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(path)
+    return initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+
+
 def test_a_coverage_threshold_in_the_configuration_turns_coverage_off_for_the_tests(tmp_path: Path) -> None:
     """arrow's tox.ini has `--cov-fail-under=99` in pytest's addopts: the whole suite meets it, a
     task's one test file never does, so every graded run exited 1 with its tests passing."""
-    init_repo(tmp_path, {
-        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
-        "tox.ini": "[testenv]\ncommands = pytest {posargs}\n[pytest]\naddopts = -v --cov=pkg --cov-fail-under=99\n",
-        "tests/test_a.py": "def test_a():\n    pass\n"})
-    tree = SourceTree.open(tmp_path)
-    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    plan = _plan_with(tmp_path, "tox.ini",
+                      "[testenv]\ncommands = pytest {posargs}\n[pytest]\naddopts = -v --cov=pkg --cov-fail-under=99\n")
     assert plan.spec.test_cmd == "pytest -rA --no-cov"
     assert any("coverage threshold in tox.ini" in note for note in plan.spec.notes)
 
@@ -208,12 +212,7 @@ def test_addopts_that_stop_at_the_first_failure_are_lifted_for_the_tests(tmp_pat
     """transitions' pytest.ini has `addopts = -x -rf`: one unimportable module ended every run."""
     from issuebench.setup.exit_first import _stops
 
-    init_repo(tmp_path, {
-        "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
-        "pytest.ini": "[pytest]\naddopts = -x -rf\n",
-        "tests/test_a.py": "def test_a():\n    pass\n"})
-    tree = SourceTree.open(tmp_path)
-    plan = initial_plan(extract(tree), tree, date=None, pythons=["3.11"])
+    plan = _plan_with(tmp_path, "pytest.ini", "[pytest]\naddopts = -x -rf\n")
     assert plan.spec.test_cmd == "pytest -rA --maxfail=0"
     assert any("pytest.ini's addopts (-x -rf) stop at the first failure" in note for note in plan.spec.notes)
     assert [w for w in ("-x", "-vx", "--exitfirst", "--maxfail=2", "-rxs", "-rf", "-v", "-kx") if _stops(w)] == [
