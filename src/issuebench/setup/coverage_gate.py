@@ -8,43 +8,25 @@ sees it; this reads the configuration instead.
 
 from __future__ import annotations
 
-import configparser
 from typing import Any
 
-from issuebench.setup.facts import ini
+from issuebench.setup.config_files import pyproject_tool, pytest_addopts, read_ini
 from issuebench.setup.source import SourceTree
-from issuebench.tomlcompat import tomllib
 
-# (file, section) of pytest's options, and of coverage's report options, in the files that hold them.
-_PYTEST_SECTIONS = (("pytest.ini", "pytest"), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
+# (file, section) of coverage's report options in the ini-style files that hold them.
 _COVERAGE_SECTIONS = ((".coveragerc", "report"), ("tox.ini", "coverage:report"), ("setup.cfg", "coverage:report"))
-
-
-def pytest_addopts(tree: SourceTree) -> list[tuple[str, str]]:
-    """(file, value) of each `addopts` the repository's pytest configuration files set."""
-    addopts: list[tuple[str, str]] = []
-    tool = _tool(tree)
-    options = tool.get("pytest", {}).get("ini_options", {}) if isinstance(tool.get("pytest"), dict) else {}
-    if isinstance(options, dict) and options.get("addopts"):
-        value = options["addopts"]
-        addopts.append(("pyproject.toml", " ".join(value) if isinstance(value, list) else str(value)))
-    for path, section in _PYTEST_SECTIONS:
-        cfg = _ini(tree.read(path))
-        if cfg is not None and cfg.has_option(section, "addopts"):
-            addopts.append((path, cfg.get(section, "addopts")))
-    return addopts
 
 
 def coverage_threshold(tree: SourceTree) -> str | None:
     """Where the configuration sets a coverage threshold that pytest enforces, or None."""
     addopts = pytest_addopts(tree)
     thresholds: list[str] = []
-    tool = _tool(tree)
+    tool = pyproject_tool(tree)
     report = tool.get("coverage", {}).get("report", {}) if isinstance(tool.get("coverage"), dict) else {}
     if isinstance(report, dict) and _nonzero(report.get("fail_under")):
         thresholds.append("pyproject.toml")
     for path, section in _COVERAGE_SECTIONS:
-        cfg = _ini(tree.read(path))
+        cfg = read_ini(tree.read(path))
         if cfg is not None and _nonzero(cfg.get(section, "fail_under", fallback=None)):
             thresholds.append(path)
     for path, value in addopts:
@@ -53,25 +35,6 @@ def coverage_threshold(tree: SourceTree) -> str | None:
         if "--cov" in value and thresholds:
             return f"{path}'s addopts turn coverage on and {thresholds[0]} sets fail_under"
     return None
-
-
-def _tool(tree: SourceTree) -> dict[str, Any]:
-    tool = _toml(tree.read("pyproject.toml")).get("tool", {})
-    return tool if isinstance(tool, dict) else {}
-
-
-def _toml(text: str | None) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text) if text else {}
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def _ini(text: str | None) -> configparser.ConfigParser | None:
-    try:
-        return ini(text) if text else None
-    except configparser.Error:
-        return None
 
 
 def _nonzero(value: Any) -> bool:

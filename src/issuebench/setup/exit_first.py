@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 
-from issuebench.setup.coverage_gate import pytest_addopts
+from issuebench.setup.config_files import pytest_addopts
 from issuebench.setup.source import SourceTree
 
 NO_MAXFAIL = "--maxfail=0"
