@@ -23,3 +23,23 @@ def test_the_recipes_bounds_and_pins_are_in_the_resolution_of_the_projects_requi
     monkeypatch.setattr(dc, "_resolve", lambda site, dated, reqs: asked.append(reqs) or "pytest==7.1.3\n")
     assert dc.dated_constraints(site, None, ["."], None) == venv / dc.DATED_CONSTRAINTS
     assert asked[0] == ["pytest-astropy>=0.2", "numpy", "numpy==1.25.2", "pytest<7.2", "pytest-xdist>=3"]
+
+
+def test_when_the_recipes_entries_contradict_the_project_the_packages_they_bound_are_left_unconstrained(
+        tmp_path: Path, monkeypatch) -> None:
+    """Resolved without the recipe's entries, the packages they name must not be constrained to the
+    date's release: `pytest<7.2` installed by the packages step would come back as pytest 7.4."""
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    spec = EnvSpec(python="3.9", exclude_newer="2020-10-05T00:00:00Z",
+                   packages=["Jinja2==3.0.3", "pytest<7.2", "not a requirement <1"])
+    site = dc.InstallSite(spec, venv, tmp_path, None, [], {}, BuildLog(tmp_path / "build.log"),
+                          network=True, timeout=60)
+    monkeypatch.setattr(dc, "_declared", lambda site, extras: ["Jinja2<3.0", "pytest"])
+    answers = {False: None, True: "jinja2==2.11.2\npytest==7.4.0\nsix==1.15.0\n"}
+    monkeypatch.setattr(dc, "_resolve", lambda site, dated, reqs: answers[reqs == ["Jinja2<3.0", "pytest"]])
+    written = dc.dated_constraints(site, None, ["."], None)
+    assert written is not None
+    lines = written.read_text().splitlines()
+    assert "six==1.15.0" in lines
+    assert not [line for line in lines if line.lower().startswith(("pytest", "jinja2"))]

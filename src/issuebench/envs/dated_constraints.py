@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from issuebench.envs.build_log import BuildLog, StepFailed
@@ -35,7 +36,7 @@ from issuebench.envs.dated_install import (
 )
 from issuebench.envs.dated_packages import DatedPackages, first_wheel_date
 from issuebench.envs.dating import exempt_from_cutoff, pip_failed_builds
-from issuebench.envs.requirements import direct_reference_name, pinned_names, unquote
+from issuebench.envs.requirements import direct_reference_name, unquote
 from issuebench.models import EnvSpec
 
 _VERSIONED = re.compile(r"[<>=!~]=?\s*\d")
@@ -68,13 +69,13 @@ def dated_constraints(site: InstallSite, dated: DatedPackages, targets: list[str
     # Every entry of the recipe's with a version in it, not only exact pins: what the packages step
     # installed must still hold after the project's install (astropy-8707's `pytest<7.2`, taken in
     # place of the recipe's pytest 7.4 pin, was upgraded back to 7.4 by `pip install -e .[test]`).
-    pins = [unquote(p) for p in site.spec.packages if p.strip() and _VERSIONED.search(p)]
-    compiled = _resolved(site, dated, declared, pins)
+    versioned = [unquote(p) for p in site.spec.packages if p.strip() and _VERSIONED.search(p)]
+    compiled = _resolved(site, dated, declared, versioned)
     if compiled is None:
         site.log.note("# cutoff: the install's own requirements could not be resolved as of the date; "
                       "the install resolves them itself")
         return None
-    compiled = _without_held_back(site, dated, compiled, declared, pins)
+    compiled = _without_held_back(site, dated, compiled, declared, versioned)
     return _written(site, compiled, build, project)
 
 
@@ -122,30 +123,41 @@ def _declared(site: InstallSite, extras: list[str]) -> list[str] | None:
     return answer.lines
 
 
-def _resolved(site: InstallSite, dated: DatedPackages, declared: list[str], pins: list[str]) -> str | None:
-    """Phase 2: with the recipe's pins first; when they contradict the project (sphinx's setup.py,
-    once edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the pinned
-    packages to pip as the install would without us."""
-    compiled = _resolve(site, dated, [*declared, *pins])
-    if compiled is None and pins:
+def _resolved(site: InstallSite, dated: DatedPackages, declared: list[str], versioned: list[str]) -> str | None:
+    """Phase 2: with the recipe's versioned entries first; when they contradict the project (sphinx's setup.py,
+    once edited, wants Jinja2<3.0 beside a Jinja2==3.0.3 pin), without them, leaving the packages
+    they name to pip as the install would without us."""
+    compiled = _resolve(site, dated, [*declared, *versioned])
+    if compiled is None and versioned:
         compiled = _resolve(site, dated, declared)
         if compiled is not None:
-            pinned = {canonicalize_name(n) for n in pinned_names(pins)}
+            named = {canonicalize_name(n) for n in _names(versioned)}
             compiled = "\n".join(line for line in compiled.splitlines()
-                                  if canonicalize_name(line.split("==")[0].strip()) not in pinned)
+                                  if canonicalize_name(line.split("==")[0].strip()) not in named)
     return compiled
 
 
+def _names(entries: list[str]) -> list[str]:
+    """The packages the entries name (a bound as well as a pin: `pytest<7.2` is pytest's)."""
+    names = []
+    for entry in entries:
+        try:
+            names.append(Requirement(entry).name)
+        except InvalidRequirement:
+            continue   # not a requirement pip would read either: it constrains nothing
+    return names
+
+
 def _without_held_back(site: InstallSite, dated: DatedPackages, compiled: str, declared: list[str],
-                       pins: list[str]) -> str:
+                       versioned: list[str]) -> str:
     """Phase 3: the releases held years behind the date asked for as floors, when they fit."""
     floors = held_back(compiled, declared, str(site.spec.exclude_newer))
     if not floors:
         return compiled
-    fresher = _resolve(site, dated, [*declared, *pins, *floors])
+    fresher = _resolve(site, dated, [*declared, *versioned, *floors])
     if fresher is None and len(floors) > 1:   # keep the floors that fit on their own
-        floors = [f for f in floors if _resolve(site, dated, [*declared, *pins, f])]
-        fresher = _resolve(site, dated, [*declared, *pins, *floors]) if floors else None
+        floors = [f for f in floors if _resolve(site, dated, [*declared, *versioned, f])]
+        fresher = _resolve(site, dated, [*declared, *versioned, *floors]) if floors else None
     if fresher is None:
         return compiled
     site.log.note(f"# cutoff: {', '.join(floors)} asked for: the first resolution held them years behind "
