@@ -65,6 +65,17 @@ def test_sitecustomize_on_the_path_is_undone(demo, tmp_path):
     assert any("sitecustomize.py" in note for note in report.notes)
 
 
+def test_sitecustomize_as_a_package_on_the_path_is_undone(demo, tmp_path):
+    # `import sitecustomize` finds a package as readily as a module: src/sitecustomize/__init__.py
+    # runs at start-up just the same.
+    hook = ("import unittest\n"
+            "unittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self),"
+            " result.stopTest(self))\n")
+    report = evaluate(demo, tmp_path, diff(demo[2], {"src/sitecustomize/__init__.py": hook}))
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert any("sitecustomize/__init__.py" in note for note in report.notes)
+
+
 def test_fake_results_after_unittests_summary_are_not_graded(demo, tmp_path):
     task, _, ws = demo
     module = (ws / "src/textkit/case.py").read_text()

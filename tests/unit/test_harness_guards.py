@@ -1,4 +1,9 @@
-from issuebench.harness.guards import changed_runner_config, cut_after_runner_summary, undo_model_changes
+from issuebench.harness.guards import (
+    changed_runner_config,
+    cut_after_runner_summary,
+    is_hook_file,
+    undo_model_changes,
+)
 from issuebench.harness.workspace import create_workspace
 from tests.gitrepo import init_repo
 
@@ -91,3 +96,14 @@ def test_inner_pytest_sessions_do_not_end_the_graded_output():
     broken = NESTED_LOG.replace("============================== 6 passed in 0.01s ===============================\n", "")
     cut = cut_after_runner_summary(broken)
     assert "PASSED testing/test_mark.py::test_b" in cut and "fake" not in cut
+
+
+def test_start_up_hooks_in_any_importable_form_and_compiled_python_are_put_back():
+    """A patch may not ship what runs before the tests or what the patch scan cannot read."""
+    for path in ("src/sitecustomize.py", "src/sitecustomize/__init__.py", "lib/usercustomize.pyc",
+                 "src/sitecustomize.cpython-312-x86_64-linux-gnu.so", "conftest.py", "pkg/x.pth",
+                 "src/pkg/__pycache__/core.cpython-312.pyc", "src/pkg/core.pyc", "src/pkg/_speedups.so"):
+        assert is_hook_file(path), path
+    for path in ("src/pkg/core.py", "src/pkg/customize.py", "README.rst",
+                 "src/pkg/site.py", "setup.py", "docs/sitecustomize.md"):
+        assert not is_hook_file(path), path

@@ -29,9 +29,23 @@ HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.
 CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
 
 
+# Modules Python imports at start-up, before any test, when they are on the path: as a module, a
+# package (`sitecustomize/__init__.py`), bytecode or an extension module alike.
+HOOK_MODULES = ("sitecustomize", "usercustomize")
+# Compiled Python: the patch scan cannot read it, an extension module is imported before the source
+# beside it and a cached .pyc can stand in for a source file the guards put back; no fix ships one.
+COMPILED_PATTERNS = ("*.pyc", "*.pyo", "*.so", "*.pyd")
+
+
 def is_hook_file(path: str) -> bool:
-    name = PurePosixPath(path).name
-    return any(fnmatch.fnmatch(name, pattern) for pattern in HOOK_FILE_PATTERNS)
+    parts = PurePosixPath(path).parts
+    if not parts:
+        return False
+    if "__pycache__" in parts or any(folder in HOOK_MODULES for folder in parts[:-1]):
+        return True
+    if any(fnmatch.fnmatch(parts[-1], pattern) for pattern in (*HOOK_FILE_PATTERNS, *COMPILED_PATTERNS)):
+        return True
+    return parts[-1].split(".", 1)[0] in HOOK_MODULES and parts[-1].endswith((".py", ".pyc", ".pyo", ".so", ".pyd"))
 
 
 def _pytest_config(path: str, text: str | None) -> object:
