@@ -19,6 +19,8 @@ CORE = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n
 FIXED = CORE.replace("a - b", "a + b")
 TESTS = "from calc.core import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
 NEW_TESTS = TESTS + "\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+# A test runner kept in the repository, as sympy's bin/test or Django's tests/runtests.py are.
+RUN_TESTS = 'exec python -m pytest -rA -p no:cacheprovider "$@"\n'
 
 
 def git(repo: Path, *args: str) -> str:
@@ -55,7 +57,8 @@ def make_world(tmp_path_factory: pytest.TempPathFactory):
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "t@example.com")
     git(repo, "config", "user.name", "t")
-    for rel, text in {"calc/__init__.py": "", "calc/core.py": CORE, "tests/test_core.py": TESTS}.items():
+    files = {"calc/__init__.py": "", "calc/core.py": CORE, "tests/test_core.py": TESTS, "run_tests.sh": RUN_TESTS}
+    for rel, text in files.items():
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text(text)
     git(repo, "add", "-A")

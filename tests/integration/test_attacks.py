@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from issuebench.models import InstanceStatus
+from issuebench.harness import EvalOptions, build_context
+from issuebench.harness.instance import evaluate_instance
+from issuebench.models import InstanceStatus, Prediction
 from tests.integration.attack_world import CORE, FIXED, NEW_TESTS, code_patch, diff_for, evaluate, git  # noqa: F401
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("attacks")]
@@ -282,3 +284,38 @@ def test_plugin_via_project_config_cannot_pass(world) -> None:
                                      "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p evilplugin"\n'})
     report = evaluate(world, patch, "plugin")
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
+
+
+def test_plugin_via_an_entry_point_in_distribution_metadata_cannot_pass(world) -> None:
+    # `python -m pytest` puts the working folder on sys.path, and pytest loads every `pytest11`
+    # entry point of the distributions it finds there: metadata a patch adds names a plugin.
+    patch = diff_for(world["repo"], {"evilplugin.py": HOOK,
+                                     "evil-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
+                                     "evil-1.0.dist-info/entry_points.txt": "[pytest11]\nevil = evilplugin\n"})
+    report = evaluate(world, patch, "entry-point")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert any("dist-info" in note for note in report.notes)
+
+
+def test_plugin_via_a_dotted_pytest_ini_cannot_pass(world) -> None:
+    # pytest reads `.pytest.ini` before pyproject.toml, tox.ini and setup.cfg.
+    patch = diff_for(world["repo"], {"evilplugin.py": HOOK, ".pytest.ini": "[pytest]\naddopts = -p evilplugin\n"})
+    report = evaluate(world, patch, "dotted-ini")
+    assert report.status is InstanceStatus.UNRESOLVED, report.reason
+    assert any(".pytest.ini" in note for note in report.notes)
+
+
+def test_a_rewritten_test_runner_in_the_repository_cannot_pass(world) -> None:
+    """A task whose test command runs a script of the repository: a patch that rewrites the script
+    prints whatever results it likes, so the script is put back like a test file."""
+    task = world["task"]
+    task = task.model_copy(update={"env": task.env.model_copy(update={"test_cmd": "sh run_tests.sh"})})
+    fake = ("printf 'PASSED tests/test_core.py::test_add\\nPASSED tests/test_core.py::test_mul\\n"
+            "============ 2 passed in 0.01s ============\\n'\n")
+    for name, patch in (("honest", task.patch), ("runner", diff_for(world["repo"], {"run_tests.sh": fake}))):
+        ctx = build_context(EvalOptions(output_dir=world["root"] / "out", run_id=f"runner-{name}",
+                                        repos_dir=world["repos"], timeout=60, use_cache=False))
+        report = evaluate_instance(task, Prediction(instance_id=task.instance_id, model_name_or_path=name,
+                                                    model_patch=patch), ctx)
+        assert report.resolved is (name == "honest"), (name, report.reason)
+    assert any("run_tests.sh" in note for note in report.notes)

@@ -102,8 +102,40 @@ def test_start_up_hooks_in_any_importable_form_and_compiled_python_are_put_back(
     """A patch may not ship what runs before the tests or what the patch scan cannot read."""
     for path in ("src/sitecustomize.py", "src/sitecustomize/__init__.py", "lib/usercustomize.pyc",
                  "src/sitecustomize.cpython-312-x86_64-linux-gnu.so", "conftest.py", "pkg/x.pth",
-                 "src/pkg/__pycache__/core.cpython-312.pyc", "src/pkg/core.pyc", "src/pkg/_speedups.so"):
+                 "src/pkg/__pycache__/core.cpython-312.pyc", "src/pkg/core.pyc", "src/pkg/_speedups.so",
+                 "evil-1.0.dist-info/entry_points.txt", "src/calc.egg-info/entry_points.txt", "calc.egg-link",
+                 ".pytest.ini", "pytest.toml", ".pytest.toml", "jest.config.js", "packages/a/vitest.config.ts",
+                 "karma.conf.cjs", ".mocharc.yml"):
         assert is_hook_file(path), path
     for path in ("src/pkg/core.py", "src/pkg/customize.py", "README.rst",
-                 "src/pkg/site.py", "setup.py", "docs/sitecustomize.md"):
+                 "src/pkg/site.py", "setup.py", "docs/sitecustomize.md", "docs/dist-info.md"):
         assert not is_hook_file(path), path
+
+
+def test_the_files_a_test_command_runs_by_name_are_the_test_runner(tmp_path):
+    from issuebench.harness.guards import runner_files
+
+    for rel in ("bin/test", "tests/runtests.py", "karma.conf.js", "tools/ci.sh", "Makefile", "setup.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert runner_files(tmp_path, "PYTHONWARNINGS='ignore::UserWarning' bin/test -C --verbose") == {"bin/test"}
+    assert runner_files(tmp_path, "./tests/runtests.py --verbosity 2 admin_views") == {"tests/runtests.py"}
+    # inside a quoted sub-command, in the shell's parentheses, after `source`, and make's own file
+    assert runner_files(tmp_path, 'xvfb-run su u -c "./node_modules/.bin/karma start ./karma.conf.js"') == {
+        "karma.conf.js"}
+    assert runner_files(tmp_path, "(COVERAGE=false npx karma start karma.conf.js --single-run) | cat") == {
+        "karma.conf.js"}
+    assert runner_files(tmp_path, "source ./tools/ci.sh\nci_unix_run_tests") == {"tools/ci.sh"}
+    assert runner_files(tmp_path, "make test") == {"Makefile"}
+    assert runner_files(tmp_path, "pytest -rA tests/ --deselect ../x /etc/passwd") == set()
+
+
+def test_package_json_scripts_and_runner_keys_are_runner_config(tmp_path):
+    base = init_repo(tmp_path / "src", {"package.json": '{"name": "p", "scripts": {"test": "jest"}}\n'})
+    ws = create_workspace(tmp_path / "src", base, tmp_path / "w")
+    (ws / "package.json").write_text('{"name": "p", "dependencies": {"a": "1"}, "scripts": {"test": "jest"}}\n')
+    assert changed_runner_config(ws, base, ["package.json"]) == []   # a dependency is the fix's business
+    (ws / "package.json").write_text('{"name": "p", "scripts": {"test": "echo PASS"}}\n')
+    assert changed_runner_config(ws, base, ["package.json"]) == ["package.json"]
+    (ws / "package.json").write_text('{"name": "p", "scripts": {"test": "jest"}, "jest": {"reporters": ["./r"]}}\n')
+    assert changed_runner_config(ws, base, ["package.json"]) == ["package.json"]

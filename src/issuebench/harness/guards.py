@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import json
 import re
+import shlex
 import sys
 from pathlib import Path, PurePosixPath
 
@@ -24,9 +26,18 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 # Files a model patch may not add or change anywhere: they run before or around the tests.
-HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth", "pytest.ini")
+HOOK_FILE_PATTERNS = ("conftest.py", "sitecustomize.py", "usercustomize.py", "*.pth", "*.egg-link",
+                      # pytest's own configuration files, first in its search order
+                      "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml",
+                      # JavaScript runners' configuration, found by name (a reporter there writes the results)
+                      "jest.config.*", "vitest.config.*", "vitest.workspace.*", "karma.conf.*", ".mocharc*")
+# Distribution metadata: pytest loads the `pytest11` entry points of every distribution it finds on
+# sys.path, and the working folder is on it under `python -m pytest`.
+METADATA_FOLDERS = ("*.dist-info", "*.egg-info")
 # Files whose test-runner sections a patch may not change (the rest of the file is the patch's).
-CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", "package.json")
+# package.json's keys that say how the tests run: `npm test` runs scripts.test, jest reads "jest".
+_PACKAGE_RUNNER_KEYS = ("scripts", "jest", "mocha", "ava", "c8", "nyc")
 
 
 # Modules Python imports at start-up, before any test, when they are on the path: as a module, a
@@ -43,6 +54,8 @@ def is_hook_file(path: str) -> bool:
         return False
     if "__pycache__" in parts or any(folder in HOOK_MODULES for folder in parts[:-1]):
         return True
+    if any(fnmatch.fnmatch(folder, pattern) for folder in parts[:-1] for pattern in METADATA_FOLDERS):
+        return True
     if any(fnmatch.fnmatch(parts[-1], pattern) for pattern in (*HOOK_FILE_PATTERNS, *COMPILED_PATTERNS)):
         return True
     return parts[-1].split(".", 1)[0] in HOOK_MODULES and parts[-1].endswith((".py", ".pyc", ".pyo", ".so", ".pyd"))
@@ -53,6 +66,9 @@ def _pytest_config(path: str, text: str | None) -> object:
     if text is None:
         return None
     try:
+        if path.endswith(".json"):
+            data = json.loads(text)
+            return {key: data.get(key) for key in _PACKAGE_RUNNER_KEYS} if isinstance(data, dict) else data
         if path.endswith(".toml"):
             return tomllib.loads(text).get("tool", {}).get("pytest")
         parser = configparser.ConfigParser(interpolation=None)
@@ -60,7 +76,7 @@ def _pytest_config(path: str, text: str | None) -> object:
         for section in ("pytest", "tool:pytest"):
             if parser.has_section(section):
                 return dict(parser.items(section))
-    except (tomllib.TOMLDecodeError, configparser.Error):
+    except (tomllib.TOMLDecodeError, configparser.Error, json.JSONDecodeError):
         return "<unreadable>"  # a broken config is a change too
     return None
 
@@ -80,10 +96,47 @@ def changed_runner_config(ws: Path, base_commit: str, files: list[str]) -> list[
     return changed
 
 
-def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str]) -> list[str]:
-    """Put back every test path, hook file and runner config section the model touched."""
+# The file a build or test tool runs its targets from, when the test command starts with that tool.
+_TOOL_FILES = {"make": ("GNUmakefile", "makefile", "Makefile"), "tox": ("tox.ini",), "nox": ("noxfile.py",)}
 
-    suspicious = [p for p in model_files if p not in test_files and (is_test_path(p) or is_hook_file(p))]
+
+def runner_files(ws: Path, test_cmd: str) -> set[str]:
+    """The repository's files the test command runs by name (sympy's `bin/test`, Django's
+    `tests/runtests.py`): they are the test runner, and a patch that rewrites one writes its own results."""
+    words = _words(test_cmd)
+    found = {name for word in words for name in _TOOL_FILES.get(word, ()) if (ws / name).is_file()}
+    for word in words:
+        rel = word.removeprefix("./")
+        if rel.startswith(("-", "/")) or "=" in rel or ".." in PurePosixPath(rel).parts or not rel:
+            continue
+        if (ws / rel).is_file():
+            found.add(rel)
+    return found
+
+
+def _words(command: str, depth: int = 0) -> list[str]:
+    """The command's words, and those of the commands quoted inside it (`su user -c "karma start
+    ./karma.conf.js"`), without the shell's grouping and separators around them."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    out: list[str] = []
+    for word in words:
+        word = word.strip("()'\";&|")
+        if depth < 2 and any(c.isspace() for c in word):
+            out += _words(word, depth + 1)
+        elif word:
+            out.append(word)
+    return out
+
+
+def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str],
+                       runner: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Put back every test path, hook file, test-runner file and runner config section the model touched."""
+
+    suspicious = [p for p in model_files if p not in test_files
+                  and (is_test_path(p) or is_hook_file(p) or p in runner)]
     suspicious += changed_runner_config(ws, base_commit, [p for p in model_files if p not in suspicious])
     return reset_paths(ws, base_commit, suspicious)
 

@@ -6,8 +6,8 @@
    the tree (a hostile patch never reaches the shared environment), and what the run needs beyond
    it, by the environment's kind (envs.kinds; for Python the commit's own layer of requirements,
    read from the base commit, so a patch never chooses what is installed).
-3. `_apply_model_patch`: the model's patch, then every test, hook and runner-config file it touched
-   put back (guards), each said in the notes.
+3. `_apply_model_patch`: the model's patch, then every test, hook, test-runner and runner-config file
+   it touched put back (guards), each said in the notes.
 4. `_apply_test_patch`: the test patch's files reset to the base commit, then the test patch.
 5. `_run_command`: the test command in the sandbox, the runner's own report beside it, the nonce
    markers and the exit status written around its output outside the sandbox.
@@ -103,7 +103,8 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
         return run
     spec, env, run_prep = prepared
     test_files = commands.files_in_diff(task.test_patch)
-    if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files,
+    runner = guards.runner_files(ws, spec.test_cmd)   # read before the patch can add or move one
+    if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files, runner,
                                                                       run, log, apply_test_patch):
         return run
     if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source,
@@ -147,8 +148,8 @@ def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: Tes
     return spec, env, prepared
 
 
-def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[str], run: TestRun,
-                       log: InstanceLog, apply_test_patch: bool) -> bool:
+def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[str], runner: set[str],
+                       run: TestRun, log: InstanceLog, apply_test_patch: bool) -> bool:
     result = apply_patch(ws, model_patch)
     run.patch_status, run.apply_method = result.status, result.method
     log.info(f"model patch: {result.status.value} ({result.method})")
@@ -157,9 +158,9 @@ def _apply_model_patch(task: Task, model_patch: str, ws: Path, test_files: list[
         run.reason = f"model patch {result.status.value}: {tail(result.log)}"
         return False
     touched = files_touched(model_patch)
-    undone = guards.undo_model_changes(ws, task.base_commit, touched, test_files)
+    undone = guards.undo_model_changes(ws, task.base_commit, touched, test_files, runner)
     if undone:
-        _note(run, log, "undid model changes to test or hook files: " + ", ".join(undone))
+        _note(run, log, "undid model changes to test, hook or test-runner files: " + ", ".join(undone))
     replaced = [path for path in touched if path in test_files]
     if replaced and apply_test_patch:
         _note(run, log, "put back the test patch's files the model changed or deleted (the test patch "
