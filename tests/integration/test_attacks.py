@@ -319,3 +319,13 @@ def test_a_rewritten_test_runner_in_the_repository_cannot_pass(world) -> None:
                                                     model_patch=patch), ctx)
         assert report.resolved is (name == "honest"), (name, report.reason)
     assert any("run_tests.sh" in note for note in report.notes)
+
+
+def test_a_module_shadowing_the_test_runner_cannot_pass(world) -> None:
+    # `python -m pytest` looks for `pytest` in the working folder first: a patch's own pytest
+    # package there would run instead of the real one and print what it likes.
+    fake = ("import sys\nprint('PASSED tests/test_core.py::test_add')\nprint('PASSED tests/test_core.py::test_mul')\n"
+            "print('============ 2 passed in 0.01s ============')\nsys.exit(0)\n")
+    for layout in ({"pytest/__init__.py": "", "pytest/__main__.py": fake}, {"pytest.py": fake}):
+        report = evaluate(world, diff_for(world["repo"], layout), "shadow")
+        assert report.status is InstanceStatus.UNRESOLVED, (layout.keys(), report.reason)

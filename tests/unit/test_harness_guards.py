@@ -139,3 +139,20 @@ def test_package_json_scripts_and_runner_keys_are_runner_config(tmp_path):
     assert changed_runner_config(ws, base, ["package.json"]) == ["package.json"]
     (ws / "package.json").write_text('{"name": "p", "scripts": {"test": "jest"}, "jest": {"reporters": ["./r"]}}\n')
     assert changed_runner_config(ws, base, ["package.json"]) == ["package.json"]
+
+
+def test_a_new_top_level_module_named_like_the_runner_or_the_standard_library_is_put_back(tmp_path):
+    from issuebench.harness.guards import shadows_a_runner_module
+
+    base = init_repo(tmp_path / "src", {"src/pkg/__init__.py": "", "src/pkg/mod.py": "x = 1\n",
+                                        "typing.py": "# the project is a backport of typing\n"})
+    ws = create_workspace(tmp_path / "src", base, tmp_path / "w")
+    for rel in ("pytest/__init__.py", "pytest.py", "src/json/__init__.py", "unittest.py", "_pytest/__init__.pyc"):
+        assert shadows_a_runner_module(ws, rel), rel
+    for rel in ("src/pkg/json.py", "src/pkg/unittest/__init__.py", "docs/html/index.html", "pytest/README",
+                "src/pkg/mod.py", "mypytest.py"):
+        assert not shadows_a_runner_module(ws, rel), rel
+    (ws / "pytest.py").write_text("print('PASSED')\n")
+    (ws / "typing.py").write_text("# the fix\n")
+    assert undo_model_changes(ws, base, ["pytest.py", "typing.py"], []) == ["pytest.py"]
+    assert (ws / "typing.py").read_text() == "# the fix\n"   # the project's own module keeps its fix

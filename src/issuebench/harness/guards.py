@@ -131,12 +131,42 @@ def _words(command: str, depth: int = 0) -> list[str]:
     return out
 
 
+# Top-level modules a patch may not define: the test runners' own and the standard library's, which
+# a module in the working folder or a PYTHONPATH folder shadows (`python -m pytest` runs ./pytest/).
+RUNNER_MODULES = frozenset({"pytest", "_pytest", "py", "pluggy", "iniconfig", "nose", "nose2", "xdist",
+                            "pytest_cov", "coverage", *getattr(sys, "stdlib_module_names", ())})
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd")
+
+
+def shadows_a_runner_module(ws: Path, path: str) -> bool:
+    """Whether `path` defines a top-level module of RUNNER_MODULES: a module file or a regular
+    package's `__init__`, in a folder that is not itself a package (so any folder put on sys.path)."""
+    parts = PurePosixPath(path).parts
+    for i, part in enumerate(parts):
+        if i and (ws.joinpath(*parts[:i]) / "__init__.py").is_file():
+            return False   # inside a package from here on: its modules are not top-level
+        rest = parts[i + 1:]
+        if not rest and part.endswith(_MODULE_SUFFIXES):
+            return part.split(".", 1)[0] in RUNNER_MODULES
+        if len(rest) == 1 and rest[0].split(".", 1)[0] == "__init__" and rest[0].endswith(_MODULE_SUFFIXES):
+            return part in RUNNER_MODULES
+    return False
+
+
+def _new_shadow(ws: Path, base_commit: str, path: str) -> bool:
+    """A shadowing module the patch adds; one the base commit has is the project itself (a backport
+    such as `typing` or `enum` is the repository's own module, and a fix may edit it)."""
+    return shadows_a_runner_module(ws, path) and git(ws, "cat-file", "-e", f"{base_commit}:{path}",
+                                                     check=False).returncode != 0
+
+
 def undo_model_changes(ws: Path, base_commit: str, model_files: list[str], test_files: list[str],
                        runner: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """Put back every test path, hook file, test-runner file and runner config section the model touched."""
+    """Put back every test path, hook file, test-runner file, module shadowing the runner or the
+    standard library, and runner config section the model touched."""
 
     suspicious = [p for p in model_files if p not in test_files
-                  and (is_test_path(p) or is_hook_file(p) or p in runner)]
+                  and (is_test_path(p) or is_hook_file(p) or p in runner or _new_shadow(ws, base_commit, p))]
     suspicious += changed_runner_config(ws, base_commit, [p for p in model_files if p not in suspicious])
     return reset_paths(ws, base_commit, suspicious)
 
