@@ -54,26 +54,16 @@ def fake_ok_lines(task) -> str:
     return "".join(f"{t.rsplit('.', 1)[1]} ({t}) ... ok\\n" for t in task.FAIL_TO_PASS)
 
 
-def test_sitecustomize_on_the_path_is_undone(demo, tmp_path):
-    # PYTHONPATH=src puts src/ on sys.path at start-up, so a sitecustomize.py there would run
-    # before the tests and could turn every failure into a pass.
+# PYTHONPATH=src puts src/ on sys.path at start-up, so a sitecustomize there would run before the
+# tests and could turn every failure into a pass; `import sitecustomize` finds a package as readily.
+@pytest.mark.parametrize("hook_path", ["src/sitecustomize.py", "src/sitecustomize/__init__.py"])
+def test_sitecustomize_on_the_path_is_undone(demo, tmp_path, hook_path):
     hook = ("import unittest\n"
             "unittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self),"
             " result.stopTest(self))\n")
-    report = evaluate(demo, tmp_path, diff(demo[2], {"src/sitecustomize.py": hook}))
+    report = evaluate(demo, tmp_path, diff(demo[2], {hook_path: hook}))
     assert report.status is InstanceStatus.UNRESOLVED, report.reason
-    assert any("sitecustomize.py" in note for note in report.notes)
-
-
-def test_sitecustomize_as_a_package_on_the_path_is_undone(demo, tmp_path):
-    # `import sitecustomize` finds a package as readily as a module: src/sitecustomize/__init__.py
-    # runs at start-up just the same.
-    hook = ("import unittest\n"
-            "unittest.TestCase.run = lambda self, result=None: (result.startTest(self), result.addSuccess(self),"
-            " result.stopTest(self))\n")
-    report = evaluate(demo, tmp_path, diff(demo[2], {"src/sitecustomize/__init__.py": hook}))
-    assert report.status is InstanceStatus.UNRESOLVED, report.reason
-    assert any("sitecustomize/__init__.py" in note for note in report.notes)
+    assert any(hook_path in note for note in report.notes)
 
 
 def test_fake_results_after_unittests_summary_are_not_graded(demo, tmp_path):
