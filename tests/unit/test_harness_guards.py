@@ -105,7 +105,7 @@ def test_start_up_hooks_in_any_importable_form_and_compiled_python_are_put_back(
                  "src/pkg/__pycache__/core.cpython-312.pyc", "src/pkg/core.pyc", "src/pkg/_speedups.so",
                  "evil-1.0.dist-info/entry_points.txt", "src/calc.egg-info/entry_points.txt", "calc.egg-link",
                  ".pytest.ini", "pytest.toml", ".pytest.toml", "jest.config.js", "packages/a/vitest.config.ts",
-                 "karma.conf.cjs", ".mocharc.yml"):
+                 "karma.conf.cjs", ".mocharc.yml", "src/sitecustomize"):
         assert is_hook_file(path), path
     for path in ("src/pkg/core.py", "src/pkg/customize.py", "README.rst",
                  "src/pkg/site.py", "setup.py", "docs/sitecustomize.md", "docs/dist-info.md"):
@@ -152,6 +152,9 @@ def test_a_new_top_level_module_named_like_the_runner_or_the_standard_library_is
     for rel in ("src/pkg/json.py", "src/pkg/unittest/__init__.py", "docs/html/index.html", "pytest/README",
                 "src/pkg/mod.py", "mypytest.py"):
         assert not shadows_a_runner_module(ws, rel), rel
+    (ws / "elsewhere").mkdir()
+    (ws / "pytest").symlink_to("elsewhere")
+    assert shadows_a_runner_module(ws, "pytest") and not shadows_a_runner_module(ws, "elsewhere")
     (ws / "pytest.py").write_text("print('PASSED')\n")
     (ws / "typing.py").write_text("# the fix\n")
     assert undo_model_changes(ws, base, ["pytest.py", "typing.py"], []) == ["pytest.py"]

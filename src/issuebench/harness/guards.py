@@ -58,6 +58,8 @@ def is_hook_file(path: str) -> bool:
         return True
     if any(fnmatch.fnmatch(parts[-1], pattern) for pattern in (*HOOK_FILE_PATTERNS, *COMPILED_PATTERNS)):
         return True
+    if parts[-1] in HOOK_MODULES:   # a symlink to a folder imports as a package
+        return True
     return parts[-1].split(".", 1)[0] in HOOK_MODULES and parts[-1].endswith((".py", ".pyc", ".pyo", ".so", ".pyd"))
 
 
@@ -148,6 +150,8 @@ def shadows_a_runner_module(ws: Path, path: str) -> bool:
         rest = parts[i + 1:]
         if not rest and part.endswith(_MODULE_SUFFIXES):
             return part.split(".", 1)[0] in RUNNER_MODULES
+        if not rest:   # a symlink named like the module, to a folder or a file, imports as that module
+            return part in RUNNER_MODULES and ws.joinpath(*parts).is_symlink()
         if len(rest) == 1 and rest[0].split(".", 1)[0] == "__init__" and rest[0].endswith(_MODULE_SUFFIXES):
             return part in RUNNER_MODULES
     return False
