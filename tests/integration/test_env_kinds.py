@@ -192,8 +192,9 @@ def test_a_recipes_process_limit_replaces_the_sandboxs_default(tmp_path):
     tests) is stopped as a fork bomb, unless its recipe sets max_procs."""
     repo = tmp_path / "repos" / "tiny__procs"
     many = "for i in $(seq 300); do sleep 3 & done; wait; echo '[ok]: many at once (0 ms)'\n"
-    base = init_repo(repo, {"many.sh": "echo '[err]: many at once'\n"})
-    fixed = commit_files(repo, {"many.sh": many}, "fix")
+    # The fix is in work.sh: many.sh, which the test command names, is the runner a patch may not change.
+    base = init_repo(repo, {"many.sh": "sh work.sh\n", "work.sh": "echo '[err]: many at once'\n"})
+    fixed = commit_files(repo, {"work.sh": many}, "fix")
     script = ("#!/bin/bash\ncd /testbed\n: '>>>>> Start Test Output'\nsh many.sh\n: '>>>>> End Test Output'\n")
     task = Task(instance_id="tiny__procs-1", repo="tiny/procs", base_commit=base, patch=diff_between(repo, base, fixed),
                 test_patch="", FAIL_TO_PASS=["many at once"], PASS_TO_PASS=[], log_parser="parse_log_redis",
