@@ -45,7 +45,10 @@ _PACKAGE_RUNNER_KEYS = ("scripts", "jest", "mocha", "ava", "c8", "nyc")
 HOOK_MODULES = ("sitecustomize", "usercustomize")
 # Compiled Python: the patch scan cannot read it, an extension module is imported before the source
 # beside it and a cached .pyc can stand in for a source file the guards put back; no fix ships one.
-COMPILED_PATTERNS = ("*.pyc", "*.pyo", "*.so", "*.pyd")
+COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
+COMPILED_PATTERNS = tuple("*" + suffix for suffix in COMPILED_SUFFIXES)
+# The file names a module can be imported from.
+MODULE_SUFFIXES = (".py", *COMPILED_SUFFIXES)
 
 
 def is_hook_file(path: str) -> bool:
@@ -60,7 +63,7 @@ def is_hook_file(path: str) -> bool:
         return True
     if parts[-1] in HOOK_MODULES:   # a symlink to a folder imports as a package
         return True
-    return parts[-1].split(".", 1)[0] in HOOK_MODULES and parts[-1].endswith((".py", ".pyc", ".pyo", ".so", ".pyd"))
+    return parts[-1].split(".", 1)[0] in HOOK_MODULES and parts[-1].endswith(MODULE_SUFFIXES)
 
 
 def _pytest_config(path: str, text: str | None) -> object:
@@ -137,7 +140,6 @@ def _words(command: str, depth: int = 0) -> list[str]:
 # a module in the working folder or a PYTHONPATH folder shadows (`python -m pytest` runs ./pytest/).
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "py", "pluggy", "iniconfig", "nose", "nose2", "xdist",
                             "pytest_cov", "coverage", *getattr(sys, "stdlib_module_names", ())})
-_MODULE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd")
 
 
 def shadows_a_runner_module(ws: Path, path: str) -> bool:
@@ -148,11 +150,11 @@ def shadows_a_runner_module(ws: Path, path: str) -> bool:
         if i and (ws.joinpath(*parts[:i]) / "__init__.py").is_file():
             return False   # inside a package from here on: its modules are not top-level
         rest = parts[i + 1:]
-        if not rest and part.endswith(_MODULE_SUFFIXES):
+        if not rest and part.endswith(MODULE_SUFFIXES):
             return part.split(".", 1)[0] in RUNNER_MODULES
         if not rest:   # a symlink named like the module, to a folder or a file, imports as that module
             return part in RUNNER_MODULES and ws.joinpath(*parts).is_symlink()
-        if len(rest) == 1 and rest[0].split(".", 1)[0] == "__init__" and rest[0].endswith(_MODULE_SUFFIXES):
+        if len(rest) == 1 and rest[0].split(".", 1)[0] == "__init__" and rest[0].endswith(MODULE_SUFFIXES):
             return part in RUNNER_MODULES
     return False
 
