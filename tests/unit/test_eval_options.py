@@ -24,7 +24,7 @@ TASK = Task(instance_id="acme__calc-1", repo="acme/calc", base_commit="0" * 40, 
 def every_option_changed(tmp_path: Path) -> EvalOptions:
     """Options with no field at its default, so a field the shipping drops cannot go unseen."""
     return EvalOptions(output_dir=tmp_path / "driver", run_id="r7", timeout=77.0, repos_dir=tmp_path / "repos",
-                       recipes_dir=tmp_path / "recipes", no_sandbox=True, strict=True, allow_clone=False,
+                       recipes_dir=tmp_path / "recipes", no_sandbox=True, strict=True, flaky_reruns=3, allow_clone=False,
                        use_cache=False, python_fallback="nearest", memory_mb=512, backend="docker",
                        keep_workspaces=True, offline=True, setup_fallback=fallback_spec)
 

@@ -60,6 +60,7 @@ def eval_command(
     split: str = option("--split"),
     no_sandbox: bool = option("--no-sandbox"),
     strict: bool = option("--strict"),
+    flaky_reruns: int = option("--flaky-reruns"),
     allow_duplicates: bool = typer.Option(False, "--allow-duplicates", help="Keep the last of duplicate predictions."),
     python_fallback: str = option("--python-fallback"),
     no_resume: bool = option("--no-resume", keep=("--no-cache",), after=": ignore cached results and run every "
@@ -78,7 +79,7 @@ def eval_command(
     from issuebench.harness import EvalOptions, RunInterrupted, RunLayout, build_context, run_locked
     from issuebench.setup import fallback_spec
 
-    _check_options(backend, wider_tests, python_fallback, workers, timeout, repos)
+    _check_options(backend, wider_tests, python_fallback, workers, timeout, repos, flaky_reruns)
     run_id = run_id or time.strftime("run-%Y%m%d-%H%M%S")
     _check_outputs(run_id, output)
     tasks, preds = _select(dataset, predictions, split, instance_ids, allow_duplicates)
@@ -92,6 +93,7 @@ def eval_command(
     with run_locked(RunLayout(output, run_id)):
         options = EvalOptions(output_dir=output, run_id=run_id, timeout=timeout, repos_dir=repos,
                               recipes_dir=recipes, no_sandbox=no_sandbox, strict=strict, offline=offline,
+                              flaky_reruns=flaky_reruns,
                               use_cache=not no_resume, python_fallback=python_fallback, backend=backend,
                               setup_fallback=fallback_spec if setup_fallback else None)
         ctx = build_context(options)
@@ -111,8 +113,10 @@ def eval_command(
 
 
 def _check_options(backend: str, wider_tests: str | None, python_fallback: str, workers: int, timeout: float,
-                   repos: Path | None) -> None:
+                   repos: Path | None, flaky_reruns: int = 1) -> None:
     """Each option's value checked before anything loads (OptionError, exit 2)."""
+    if flaky_reruns < 0:
+        raise OptionError("--flaky-reruns", f"must be 0 or more, got {flaky_reruns}")
     check_choice("--backend", backend, ("local", "docker"))
     if wider_tests is not None:
         check_choice("--wider-tests", wider_tests, ("covering", "modules", "suite"))

@@ -48,6 +48,10 @@ class EvalContext:
         return self.options.strict
 
     @property
+    def flaky_reruns(self) -> int:
+        return self.options.flaky_reruns
+
+    @property
     def allow_clone(self) -> bool:
         return self.options.allow_clone and not self.options.offline
 

@@ -6,8 +6,8 @@
    a status at once, nothing run.
 3. `_reused`: the same verdict from this run folder or the shared result cache, when nothing that
    can change it changed (`cache_key`).
-4. `_run_and_record`: the tests (harness.running), the setup fallback when they cannot run, and
-   the run's artifacts.
+4. `_run_and_record`: the tests (harness.running), the setup fallback when they cannot run, a
+   rerun when only PASS_TO_PASS tests failed (harness.flaky), and the run's artifacts.
 5. `verdict.graded`: the grade, and what withholds it.
 
 Every failure becomes a status with a reason; nothing raised here stops the rest of a run.
@@ -22,7 +22,7 @@ from issuebench import HARNESS_VERSION
 from issuebench.code_digest import verdict_code
 from issuebench.errors import IssuebenchError
 from issuebench.files import write_json, write_text_atomic
-from issuebench.harness import artifacts, guards, staging, tests_fallback, verdict
+from issuebench.harness import artifacts, flaky, guards, staging, tests_fallback, verdict
 from issuebench.harness.cache import restore, store
 from issuebench.harness.context import EvalContext
 from issuebench.harness.recipe_fallback import other_recipe
@@ -58,6 +58,7 @@ def cache_key(task: Task, prediction: Prediction, spec: EnvSpec, ctx: EvalContex
         "harness": HARNESS_VERSION,
         "code": verdict_code(),   # the code that reads, runs and grades: a changed parser re-grades
         "strict": ctx.strict,
+        **({"flaky_reruns": ctx.flaky_reruns} if ctx.flaky_reruns != 1 else {}),  # the default: keys stay
         "sandbox": getattr(ctx.sandbox, "name", "?"),
         "backend": ctx.backend,
         "timeout": getattr(limits, "timeout", None),
@@ -148,23 +149,37 @@ def _run_and_record(task: Task, prediction: Prediction, ctx: EvalContext, spec: 
     log.info(f"evaluating {task.instance_id} for {prediction.model_name_or_path} (cache key {base.cache_key})")
     version_notes = log_version_notes(spec, log)
     start = time.monotonic()
+    base = base.model_copy(update={"notes": version_notes})
+    first = _graded_run(task, prediction, ctx, spec, base, log)
+    (run, report), earlier = flaky.with_reruns(
+        first, lambda: _graded_run(task, prediction, ctx, spec, base, log), ctx.flaky_reruns, log)
+    for number, earlier_run in enumerate(earlier, 1):
+        write_text_atomic(work / f"test_output.run{number}.txt", earlier_run.output)
+    _write_run(work, run)
+    tests = sum(r.durations.get("tests", 0.0) for r in (run, *earlier))
+    return report.model_copy(update={"durations": {**report.durations, "tests": tests,
+                                                   "total": time.monotonic() - start}})
+
+
+def _graded_run(task: Task, prediction: Prediction, ctx: EvalContext, spec: EnvSpec, base: InstanceReport,
+                log: InstanceLog) -> tuple[TestRun, InstanceReport]:
+    """One run of the tests with the patch, and its report (graded when the tests ran and were parsed)."""
     run = run_tests(task, prediction.model_patch, ctx, spec=spec, log=log)
     run = tests_fallback.when_tests_cannot_run(task, prediction.model_patch, ctx, run, run_tests, spec, log)
-    _write_run(work, run)
     report = base.model_copy(update={
         "status": run.status, "reason": run.reason, "patch_status": run.patch_status,
         "apply_method": run.apply_method, "env_hash": run.env_hash, "python": run.python,
-        "exclude_newer": run.exclude_newer, "notes": [*version_notes, *run.notes],
+        "exclude_newer": run.exclude_newer, "notes": [*base.notes, *run.notes],
         "returncode": run.returncode,
         "patch_successfully_applied": run.patch_status in (PatchStatus.APPLIED, PatchStatus.APPLIED_AFTER_REPAIR),
-        "durations": {**run.durations, "total": time.monotonic() - start},
+        "durations": dict(run.durations),
     })
     suspicious = guards.suspicious_lines(prediction.model_patch or "")
     if suspicious:
         report = report.model_copy(update={"notes": [*report.notes, *(f"suspicious: {s}" for s in suspicious)]})
     if run.status is InstanceStatus.UNRESOLVED:  # tests ran and were parsed: grade them
         report = verdict.graded(report, task, spec, run, strict=ctx.strict, suspicious=suspicious)
-    return report
+    return run, report
 
 
 def _write_run(work: Path, run: TestRun) -> None:

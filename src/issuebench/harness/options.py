@@ -26,6 +26,7 @@ class EvalOptions:
     recipes_dir: Path | None = None
     no_sandbox: bool = False
     strict: bool = False  # XFAIL/SKIPPED count as FAIL_TO_PASS failures
+    flaky_reruns: int = 1  # repeats of a run that fails only PASS_TO_PASS tests (harness.flaky)
     allow_clone: bool = True
     use_cache: bool = True
     python_fallback: str = "error"  # error | nearest
