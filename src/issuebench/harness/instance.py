@@ -151,12 +151,12 @@ def _run_and_record(task: Task, prediction: Prediction, ctx: EvalContext, spec: 
     start = time.monotonic()
     base = base.model_copy(update={"notes": version_notes})
     first = _graded_run(task, prediction, ctx, spec, base, log)
-    (run, report), earlier = flaky.with_reruns(
+    (run, report), others = flaky.with_reruns(
         first, lambda: _graded_run(task, prediction, ctx, spec, base, log), ctx.flaky_reruns, log)
-    for number, earlier_run in enumerate(earlier, 1):
-        write_text_atomic(work / f"test_output.run{number}.txt", earlier_run.output)
+    for number, other in others.items():   # the graded run's log is test_output.txt, as ever
+        write_text_atomic(work / f"test_output.run{number}.txt", other.output)
     _write_run(work, run)
-    tests = sum(r.durations.get("tests", 0.0) for r in (run, *earlier))
+    tests = sum(r.durations.get("tests", 0.0) for r in (run, *others.values()))
     return report.model_copy(update={"durations": {**report.durations, "tests": tests,
                                                    "total": time.monotonic() - start}})
 
