@@ -59,7 +59,7 @@ _CONCEPTS = [
     Concept("--split", "Split to load from a folder or hub dataset.", default="test"),
     Concept("--strict", "Also count XFAIL/SKIPPED as FAIL_TO_PASS failures.", default=False),
     Concept("--flaky-reruns", "Times a run that passes every FAIL_TO_PASS test and fails only PASS_TO_PASS "
-            "tests is run again; a repeat that resolves gives the verdict and names the flaky tests (0: grade "
+            "tests is run again; the best run gives the verdict and its notes name the flaky tests (0: grade "
             "each run once, as the reference does).", default=1),
     Concept("--setup-fallback", "When a task's recipe is missing, fails to build, or cannot run the tests on "
             "the unpatched base, use the recipe `issuebench setup` finds for its repository version "
