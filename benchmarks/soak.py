@@ -26,6 +26,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from issuebench import config
+
 ATTACKS: dict[str, tuple[str, str]] = {
     # name: (code appended to the fixed module, expected status)
     "forkbomb": ("""
@@ -113,9 +115,9 @@ def leaks(markers: list[str], ib_home: Path) -> list[str]:
     mounts = Path("/proc/self/mounts").read_text()
     if "/tmp/testbed" in mounts:
         found.append("a /tmp/testbed mount is visible on the host")
-    work = ib_home / "work"
+    work = config.workspaces_root(ib_home)
     if work.exists():
-        found += [f"workspace {p}" for p in work.iterdir() if p.is_dir()]
+        found += [f"workspace {p}" for p in work.glob(f"ws-{os.getpid()}-*") if p.is_dir()]   # this run's
     return found
 
 

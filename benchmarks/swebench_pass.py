@@ -42,6 +42,8 @@ import swebench_pass_report as report_mod  # a sibling of this script
 from swebench_pass_measure import ChildUsage, disk_use, run_measured, source_commit
 from swebench_pass_rows import Row, choose, mark_at_hand, merge_rows
 
+from issuebench import config
+
 ROOT = Path(__file__).resolve().parents[1]
 STATE = "pass-state.json"
 NOOP_PATCH = ("diff --git a/ISSUEBENCH_NOOP.txt b/ISSUEBENCH_NOOP.txt\nnew file mode 100644\n"
@@ -203,7 +205,7 @@ def measure_disk(args: argparse.Namespace, state: dict) -> dict:
     named = [("environments", home / "envs", [home / "envs" / "layers"]),
              ("instance layers", home / "envs" / "layers", []),
              ("pristine checkouts", home / "templates", []),
-             ("workspaces left", home / "work", []),
+             ("workspaces left", config.workspaces_root(home), []),
              ("result cache", home / "results", []),
              ("the rest of ISSUEBENCH_HOME", home, [home / n for n in ("envs", "templates", "work", "results")]),
              ("run logs and artifacts", args.output / "logs", [])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -156,6 +157,25 @@ def test_secrets_in_home_are_hidden(sandbox, workspace: Path, home_outside_tmp: 
     # The defence under test is the hiding of $HOME: without it, this very secret is read.
     monkeypatch.setattr(bwrap_mod, "hidden_dirs", lambda: [])
     assert "PRIVATE KEY" in sandbox.run(command, workspace=workspace, limits=FAST).output
+
+
+@pytest.mark.parametrize("where", ["default", "own folder"])
+def test_other_runs_workspaces_are_out_of_sight(sandbox, workspace: Path, home_outside_tmp: Path, monkeypatch,
+                                                where) -> None:
+    from issuebench import config
+
+    if where == "own folder":   # ISSUEBENCH_WORKSPACES outside the home and /tmp
+        monkeypatch.setenv("ISSUEBENCH_WORKSPACES", str(home_outside_tmp / "workspaces"))
+    other = config.workspaces_dir() / "ws-1-other-run"
+    other.mkdir(parents=True)
+    (other / "fix.py").write_text("ANOTHER RUN'S CODE\n")
+    command = ["sh", "-c", f"cat {other}/fix.py; echo done"]
+    result = sandbox.run(command, workspace=workspace, limits=FAST)
+    assert "ANOTHER RUN'S CODE" not in result.output and result.output.strip().endswith("done")
+    if where == "own folder":   # the defence under test is the hiding: without it the file is read
+        monkeypatch.setattr(bwrap_mod, "hidden_dirs", lambda: [])
+        assert "ANOTHER RUN'S CODE" in sandbox.run(command, workspace=workspace, limits=FAST).output
+    shutil.rmtree(other)
 
 
 def test_the_real_home_is_an_empty_tmpfs(sandbox, workspace: Path) -> None:

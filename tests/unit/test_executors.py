@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -86,17 +87,21 @@ if sys.argv[1] == "killed":
 
 
 @pytest.mark.parametrize("end", ["exits", "killed"])
-def test_a_workers_scratch_folder_lives_in_the_cache_root_and_goes_with_the_worker(tmp_path, end):
+def test_a_workers_scratch_folder_lives_among_the_workspaces_and_goes_with_the_worker(tmp_path, end):
     import subprocess
 
+    from issuebench import config
     from issuebench.harness.workspace import sweep_stale_workspaces
 
     home, tmp = tmp_path / "home", tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "ISSUEBENCH_HOME": str(home), "TMPDIR": str(tmp)}
     proc = subprocess.run([sys.executable, "-c", WORKER, end], env=env, capture_output=True, text=True)
-    assert proc.stdout.strip().startswith(str(home / "work")), proc.stderr[-2000:]
+    work = config.workspaces_root(home)   # the same choice as the worker's, on the same machine
+    scratch = Path(proc.stdout.strip())
+    assert scratch.parent == work and scratch.name.startswith("ws-"), proc.stderr[-2000:]
     assert list(tmp.iterdir()) == []   # nothing in the machine's temporary folder
     if end == "killed":   # no exit handler ran: the next run's sweep of dead workers' folders
-        sweep_stale_workspaces(home / "work")
-    assert list((home / "work").iterdir()) == []
+        assert scratch.exists()
+        sweep_stale_workspaces(work)
+    assert not scratch.exists()

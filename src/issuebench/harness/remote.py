@@ -53,7 +53,7 @@ def worker_context(options: EvalOptions) -> EvalContext:
     ctx = _CONTEXTS.get(options)
     if ctx is None:
 
-        # Under the cache root, named as a workspace (ws-PID-...): a worker killed with its cluster
+        # Among the workspaces, named as one (ws-PID-...): a worker killed with its cluster
         # leaves it behind, and the next run's sweep of dead processes' workspaces removes it.
         scratch = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-worker-", dir=config.workspaces_dir()))
         atexit.register(shutil.rmtree, scratch, ignore_errors=True)

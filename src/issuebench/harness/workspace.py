@@ -213,9 +213,10 @@ def remove_workspace(ws: Path) -> None:
 
 def sweep_stale_workspaces(parent: Path | None = None) -> int:
     """Remove workspaces left by runs that were killed (their process is gone). Returns how many."""
-    parent = parent or config.workspaces_dir()
+    # Both places workspaces go (memory or the home's disk: the choice follows free memory).
+    parents = [parent] if parent else list(dict.fromkeys([config.workspaces_dir(), config.home() / "work"]))
     removed = 0
-    for ws in parent.glob("ws-*-*"):
+    for ws in (ws for folder in parents for ws in folder.glob("ws-*-*")):
         pid = ws.name.split("-")[1]
         if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(ws, ignore_errors=True)

@@ -67,8 +67,9 @@ def bwrap_supports(option: str) -> bool:
 
 
 def hidden_dirs() -> list[str]:
-    """Directories covered by an empty tmpfs: $HOME, /root and the issuebench cache root."""
-    candidates = [Path.home(), Path("/root"), config.home()]
+    """Directories covered by an empty tmpfs: $HOME, /root, the issuebench cache root and the
+    folder of workspaces (other runs' checkouts) when it lies elsewhere."""
+    candidates = [Path.home(), Path("/root"), config.home(), config.workspaces_dir()]
     out: set[str] = set()
     for path in candidates:
         try:
@@ -76,8 +77,8 @@ def hidden_dirs() -> list[str]:
         except OSError:
             continue
         text = str(resolved)
-        if text in _NEVER_HIDE or text.startswith("/tmp/") or not resolved.is_dir():
-            continue  # anything under /tmp is already hidden by the private /tmp
+        if text in _NEVER_HIDE or text.startswith(("/tmp/", "/dev/")) or not resolved.is_dir():
+            continue  # anything under /tmp or /dev is already hidden: the sandbox has its own
         out.add(text)
     return sorted(out, key=lambda p: (p.count("/"), p))
 
