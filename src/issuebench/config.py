@@ -28,9 +28,9 @@ def repos_cache_dir() -> Path:
 
 # A run's workspaces are made and removed for every test run: thousands of files created and
 # deleted each time. On a memory filesystem that costs a fraction of what a disk's journal does
-# beside running tests (a sympy checkout: 0.1 s against 0.4-2 s on this project's ext4 machines),
-# so they go there when one with room is at hand. The sandbox mounts a /dev of its own, so no
-# test sees the folder. ISSUEBENCH_WORKSPACES names another folder, or "home" for the home's own.
+# beside running tests (a sympy checkout: 0.15 s against 0.4-2 s on an ext4 disk, measured by
+# benchmarks/workspace_location.py), so they go there when one with room is at hand. The
+# sandbox mounts a /dev of its own, so no test sees the folder. ISSUEBENCH_WORKSPACES names another folder, or "home" for the home's own.
 MEMORY_FS = Path("/dev/shm")
 MEMORY_FS_MIN_FREE = 8 * 2**30     # free on the memory filesystem and in RAM, or the disk is used
 
