@@ -17,9 +17,11 @@ harness's overlay, as for the Python kind.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,7 +180,7 @@ class NodeKind:
         for rel in made:
             target = path / TREE / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(workspace / rel), str(target))
+            _move_tree(workspace / rel, target, env_hash)
         log.write(f"# node_modules kept in the environment: {', '.join(made) or 'none'}")
         return {"kind": "node", "node": node_version, "package_manager": f"{manager}@{manager_version}",
                 "python": python.version, "tools": env.manifest["tools"], "node_modules": made,
@@ -295,3 +297,20 @@ def _top_level(tree: Path) -> list[str]:
         if meta.get("name"):
             out.append(f"{meta['name']}@{meta.get('version', '?')}")
     return out
+
+
+def _move_tree(source: Path, target: Path, env_hash: str) -> None:
+    """Move a node_modules tree into the environment. The workspace may lie on a memory filesystem
+    (config.workspaces_dir) and the environment on disk: then `cp -a` copies it (links, modes and
+    times kept) and the workspace's copy goes."""
+    try:
+        os.rename(source, target)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    done = subprocess.run(["cp", "-a", str(source), str(target)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        shutil.rmtree(target, ignore_errors=True)
+        raise EnvBuildError(env_hash, f"could not keep {source.name} in the environment: {done.stderr.strip()[-300:]}")
+    shutil.rmtree(source, ignore_errors=True)
