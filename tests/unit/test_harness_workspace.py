@@ -55,8 +55,10 @@ def test_workspaces_of_dead_runs_are_swept(tmp_path):
     mine = create_workspace(src, base, tmp_path / "work")
     dead = tmp_path / "work" / "ws-999999999-abc"
     dead.mkdir()
-    assert sweep_stale_workspaces(tmp_path / "work") == 1
-    assert mine.exists() and not dead.exists()
+    output = tmp_path / "work" / "ws-999999999-abc.out"   # the killed run's test output
+    output.write_text("partial\n")
+    assert sweep_stale_workspaces(tmp_path / "work") == 2
+    assert mine.exists() and not dead.exists() and not output.exists()
 
 
 def test_instance_ids_take_several_values_after_the_flag():

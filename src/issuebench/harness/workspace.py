@@ -219,6 +219,10 @@ def sweep_stale_workspaces(parent: Path | None = None) -> int:
     for ws in (ws for folder in parents for ws in folder.glob("ws-*-*")):
         pid = ws.name.split("-")[1]
         if pid.isdigit() and not pid_alive(int(pid)):
-            shutil.rmtree(ws, ignore_errors=True)
+            # A killed run leaves its output file (ws-PID-x.out) beside the folders.
+            if ws.is_dir() and not ws.is_symlink():
+                shutil.rmtree(ws, ignore_errors=True)
+            else:
+                ws.unlink(missing_ok=True)
             removed += 1
     return removed
