@@ -56,8 +56,9 @@ def test_without_room_or_when_told_workspaces_go_where_asked(tmp_path, monkeypat
     assert config.workspaces_root(home) == tmp_path / "mine" and (tmp_path / "mine").is_dir()
 
 
-def test_the_room_check_reads_this_machine():
-    # Whatever it answers here, it answers without error, and only for a real tmpfs with room.
-    answer = config._memory_fs_has_room()
-    if answer:
-        assert os.statvfs(config.MEMORY_FS).f_bavail * os.statvfs(config.MEMORY_FS).f_frsize >= config.MEMORY_FS_MIN_FREE
+def test_a_folder_that_is_no_memory_filesystem_is_not_taken_for_one(tmp_path, monkeypatch):
+    # tmp_path is a folder on some filesystem, not a tmpfs mounted there: memory to spare or not,
+    # its files would go to a disk, so the room check says no.
+    monkeypatch.setattr(config, "MEMORY_FS", tmp_path)
+    monkeypatch.setattr(config, "_available_memory", lambda: 1 << 50)
+    assert config._memory_fs_has_room() is False
