@@ -92,6 +92,12 @@ def _available_memory() -> int:
     return 0
 
 
+def keeps_pristine_bytecode() -> bool:
+    """Whether a run's compiled modules are compiled into the pristine checkout for later runs
+    (envs.python_bytecode); ISSUEBENCH_PRISTINE_BYTECODE=0 turns it off."""
+    return os.environ.get("ISSUEBENCH_PRISTINE_BYTECODE", "1") != "0"
+
+
 def results_cache_dir() -> Path:
     return _sub("results")
 

@@ -87,6 +87,12 @@ class EnvBuilder:
         again = getattr(kind, "prepare_patched_run", None)
         return again(env, workspace, prep) if again is not None else prep
 
+    def after_run(self, env: Any, workspace: Path, pristine: Path) -> list[str]:
+        """What a kind keeps from a finished run for later runs of the same checkout (Python: the
+        bytecode of the modules it compiled); lines for the instance log."""
+        keep = getattr(self.kind(env.spec.kind), "after_run", None)
+        return keep(env, workspace, pristine) if keep is not None else []
+
     def kind(self, name: str) -> EnvKind:
         with self._rebuilt_lock:
             if name not in self._kinds:

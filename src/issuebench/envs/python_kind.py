@@ -11,6 +11,7 @@ from issuebench.envs.dated_install import HelperFailed
 from issuebench.envs.instance_requirements import Layer, layer_for
 from issuebench.envs.kinds import RunPreparation
 from issuebench.envs.numerics import with_common_numerics
+from issuebench.envs.python_bytecode import fill_pristine_bytecode
 from issuebench.models import EnvSpec
 
 
@@ -27,6 +28,9 @@ class PythonKind:
         """The layer the commit needs (HelperFailed when what it declares cannot be read: the
         caller fails the instance) and numpy's AVX-512 kernels off."""
         prep = RunPreparation(binds=env.binds(), env=env.run_env())
+        # A graded run writes bytecode, as under the reference (which does not set the variable): its
+        # __pycache__ names the modules to compile into the pristine checkout afterwards (after_run).
+        prep.env.pop("PYTHONDONTWRITEBYTECODE", None)
         _add_layer(prep, *layer_for(env, workspace, self.host.sandbox, self.host))
         prep.env, numerics = with_common_numerics(prep.env, env, workspace, self.host.sandbox)
         if numerics:
@@ -45,6 +49,11 @@ class PythonKind:
                                  log=list(prep.log))
         _add_layer(patched, layer, note)
         return patched
+
+    def after_run(self, env: Any, workspace: Path, pristine: Path) -> list[str]:
+        """Bytecode of the modules the run compiled, kept in the pristine checkout for later runs."""
+        line = fill_pristine_bytecode(env, workspace, pristine, self.host.sandbox)
+        return [line] if line else []
 
 
 def _add_layer(prep: RunPreparation, layer: Layer | None, note: str | None) -> None:

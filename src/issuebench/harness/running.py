@@ -38,7 +38,13 @@ from issuebench.harness.runner_report import run_reporting
 from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.task_version import resolve_with_version
 from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_run, tail
-from issuebench.harness.workspace import create_workspace, remove_workspace, reset_paths, workspace_notes
+from issuebench.harness.workspace import (
+    create_workspace,
+    pristine_checkout,
+    remove_workspace,
+    reset_paths,
+    workspace_notes,
+)
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task
 from issuebench.parsers import EXIT_CODE_MARKER
 from issuebench.patch import apply_patch, files_touched, submodule_moves
@@ -115,7 +121,10 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
         patched_prep = again(env, ws, run_prep)
         _note(run, log, *patched_prep.notes[len(run_prep.notes):])
         run_prep = patched_prep
-    return _run_command(task, ctx, spec, env, run_prep, ws, run, log)
+    run = _run_command(task, ctx, spec, env, run_prep, ws, run, log)
+    if "tests" in run.durations:
+        _keep_for_later_runs(task, ctx, env, ws, source, log)
+    return run
 
 
 def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: TestRun,
@@ -214,6 +223,20 @@ def _run_command(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared
         run.status, run.reason = SANDBOX_STATUS.get(res.status, InstanceStatus.ERROR), res.reason
         return run
     return parse_run(task, spec, run, nonce, res.returncode)
+
+
+def _keep_for_later_runs(task: Task, ctx: EvalContext, env: Any, ws: Path, source: Path, log: InstanceLog) -> None:
+    """What the environment's kind keeps from this run for the task's next ones (Python: bytecode
+    in the pristine checkout); the verdict is already given, so a failure here only goes to the log."""
+    keep = getattr(ctx.env_builder, "after_run", None)   # other backends have none
+    if keep is None:
+        return
+    try:
+        lines = keep(env, ws, pristine_checkout(source, task.base_commit, task.repo))
+    except OSError as exc:
+        lines = [f"nothing kept for later runs: {exc}"]
+    for line in lines:
+        log.info(line)
 
 
 def _note(run: TestRun, log: InstanceLog, *notes: str) -> None:

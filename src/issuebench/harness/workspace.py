@@ -49,12 +49,17 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None,
     return ws
 
 
-def _template(source: Path, base_commit: str, repo: str | None = None, when: str | None = None) -> Path:
-    root = config.home() / "templates"
-    root.mkdir(parents=True, exist_ok=True)
+def pristine_checkout(source: Path, base_commit: str, repo: str | None = None) -> Path:
+    """Where the pristine checkout that create_workspace copies for this commit is (made or not)."""
     # With the repository named, a clone lacking files can be completed from its releases: another checkout.
     key = stable_hash([str(source.resolve()), base_commit, *([repo] if repo else []), TEMPLATE_FORMAT])[:24]
-    template = root / key
+    return config.home() / "templates" / key
+
+
+def _template(source: Path, base_commit: str, repo: str | None = None, when: str | None = None) -> Path:
+    template = pristine_checkout(source, base_commit, repo)
+    root, key = template.parent, template.name
+    root.mkdir(parents=True, exist_ok=True)
     if (template / ".git").is_dir():
         return template
     with (root / f".{key}.lock").open("w") as lock:
