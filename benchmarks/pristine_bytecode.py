@@ -7,9 +7,10 @@ Two homes under HOME, `with` and `without` (ISSUEBENCH_PRISTINE_BYTECODE=0), eac
 gold run that is not counted: it builds the environments and pristine checkouts, and on the `with`
 side leaves the bytecode of what the run compiled in them. Then, `--rounds` times, gold with
 `--no-cache` runs once per side, in alternating order, so a noisy machine shifts both alike. Each
-run is its own `issuebench eval`; the figures are its wall time, the CPU time of it and every
-process it waited for (the sandboxed tests included), and from every instance's result.json the
-sums of the sandboxed tests' time and of `total`. It prints each run and the ratios with / without.
+run is its own `issuebench eval`; the figures are its wall time, its core-seconds (the CPU time of a
+cgroup of its own, every process it started and the sandboxed tests included, as the pass script
+measures: swebench_pass_measure.py), and from every instance's result.json the sums of the
+sandboxed tests' time and of `total`. It prints each run and the ratios with / without.
 """
 
 from __future__ import annotations
@@ -17,18 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
+from swebench_pass_measure import run_measured
+
 SIDES = {"with": "1", "without": "0"}   # ISSUEBENCH_PRISTINE_BYTECODE per side
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def run_eval(args: argparse.Namespace, side: str, name: str) -> dict:
@@ -38,13 +33,15 @@ def run_eval(args: argparse.Namespace, side: str, name: str) -> dict:
             "--predictions", "gold", "--repos", str(args.repos), "--output", str(out), "--run-id", "r",
             "--workers", str(args.workers), "--no-cache"]
     argv += ["--instance-ids", *args.instance_ids] if args.instance_ids else []
-    start, cpu = time.monotonic(), _children_cpu()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wall, cpu = time.monotonic() - start, _children_cpu() - cpu
+    out.mkdir(parents=True, exist_ok=True)
+    usage = run_measured(argv, env=env, log=out / "eval.log")
+    if usage.returncode != 0:
+        sys.exit(f"{name}: issuebench eval ended {usage.returncode}; see {out / 'eval.log'}")
     results = [json.loads(p.read_text()) for p in out.rglob("result.json")]
     resolved = sum(r.get("status") == "resolved" for r in results)
     total = {key: sum(r.get("durations", {}).get(key, 0.0) for r in results) for key in ("tests", "total")}
-    return {"instances": len(results), "resolved": resolved, "wall": wall, "cpu": cpu, **total}
+    return {"instances": len(results), "resolved": resolved, "wall": usage.wall_seconds, "cpu": usage.cpu_seconds,
+            "cpu_source": usage.cpu_source, **total}
 
 
 def main() -> None:
@@ -67,12 +64,12 @@ def main() -> None:
             figures = run_eval(args, side, f"{side}-{round_no + 1}")
             runs[side].append(figures)
             print(f"round {round_no + 1} {side:7}: {figures['instances']} instances, {figures['resolved']} resolved, "
-                  f"wall {figures['wall']:.1f} s, CPU {figures['cpu']:.1f} s, tests {figures['tests']:.1f} s, "
+                  f"wall {figures['wall']:.1f} s, {figures['cpu']:.1f} core-seconds ({figures['cpu_source']}), tests {figures['tests']:.1f} s, "
                   f"total {figures['total']:.1f} s")
     summed = {side: {k: sum(r[k] for r in rs) for k in ("wall", "cpu", "tests", "total")} for side, rs in runs.items()}
     kept, none = summed["with"], summed["without"]
     print(f"with / without over {args.rounds} round(s): wall {kept['wall'] / none['wall']:.3f}, "
-          f"CPU {kept['cpu'] / none['cpu']:.3f}, tests {kept['tests'] / none['tests']:.3f}, "
+          f"core-seconds {kept['cpu'] / none['cpu']:.3f}, tests {kept['tests'] / none['tests']:.3f}, "
           f"total {kept['total'] / none['total']:.3f}")
 
 

@@ -7,6 +7,8 @@ new language is a new module and one line in `KINDS`, not edits across the harne
         name: str
         def ensure(self, spec, workspace) -> BuiltEnv            # built once per hash, shared
         def prepare_run(self, env, workspace) -> RunPreparation  # per run: binds, variables, notes
+        # optional: prepare_patched_run(env, workspace, prep) once the patches are in, and
+        # after_run(env, workspace, pristine) -> log lines, for what a run leaves the next ones
 
 Every kind is made with the run's EnvBuilder (`KindHost`): one cache root, one sandbox, one
 offline and rebuild setting for all of them. Built environments are content-addressed under that
