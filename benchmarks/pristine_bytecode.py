@@ -19,9 +19,9 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 from swebench_pass_measure import run_measured
+from warm_sides import alternate, gold_eval_argv, parse_arguments
 
 SIDES = {"with": "1", "without": "0"}   # ISSUEBENCH_PRISTINE_BYTECODE per side
 
@@ -29,12 +29,8 @@ SIDES = {"with": "1", "without": "0"}   # ISSUEBENCH_PRISTINE_BYTECODE per side
 def run_eval(args: argparse.Namespace, side: str, name: str) -> dict:
     out = args.output / name
     env = {**os.environ, "ISSUEBENCH_HOME": str(args.home / side), "ISSUEBENCH_PRISTINE_BYTECODE": SIDES[side]}
-    argv = [str(Path(sys.executable).parent / "issuebench"), "eval", "--dataset", str(args.dataset),
-            "--predictions", "gold", "--repos", str(args.repos), "--output", str(out), "--run-id", "r",
-            "--workers", str(args.workers), "--no-cache"]
-    argv += ["--instance-ids", *args.instance_ids] if args.instance_ids else []
     out.mkdir(parents=True, exist_ok=True)
-    usage = run_measured(argv, env=env, log=out / "eval.log")
+    usage = run_measured(gold_eval_argv(args, out), env=env, log=out / "eval.log")
     if usage.returncode != 0:
         sys.exit(f"{name}: issuebench eval ended {usage.returncode}; see {out / 'eval.log'}")
     results = [json.loads(p.read_text()) for p in out.rglob("result.json")]
@@ -45,27 +41,19 @@ def run_eval(args: argparse.Namespace, side: str, name: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dataset", type=Path, required=True)
-    ap.add_argument("--repos", type=Path, required=True)
-    ap.add_argument("--home", type=Path, required=True)
-    ap.add_argument("--output", type=Path, required=True)
-    ap.add_argument("--instance-ids", nargs="*", default=[])
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=2)
-    args = ap.parse_args()
+    args = parse_arguments(__doc__.splitlines()[0])
     for side in SIDES:
         warm = run_eval(args, side, f"warm-up-{side}")
         print(f"warm-up {side:7}: {warm['instances']} instances, {warm['resolved']} resolved (not counted)")
-    runs: dict[str, list[dict]] = {side: [] for side in SIDES}
-    for round_no in range(args.rounds):
-        order = list(SIDES) if round_no % 2 == 0 else list(SIDES)[::-1]
-        for side in order:
-            figures = run_eval(args, side, f"{side}-{round_no + 1}")
-            runs[side].append(figures)
-            print(f"round {round_no + 1} {side:7}: {figures['instances']} instances, {figures['resolved']} resolved, "
-                  f"wall {figures['wall']:.1f} s, {figures['cpu']:.1f} core-seconds ({figures['cpu_source']}), tests {figures['tests']:.1f} s, "
-                  f"total {figures['total']:.1f} s")
+
+    def one(side: str, round_no: int) -> dict:
+        figures = run_eval(args, side, f"{side}-{round_no}")
+        print(f"round {round_no} {side:7}: {figures['instances']} instances, {figures['resolved']} resolved, "
+              f"wall {figures['wall']:.1f} s, {figures['cpu']:.1f} core-seconds ({figures['cpu_source']}), "
+              f"tests {figures['tests']:.1f} s, total {figures['total']:.1f} s")
+        return figures
+
+    runs = alternate(list(SIDES), args.rounds, one)
     summed = {side: {k: sum(r[k] for r in rs) for k in ("wall", "cpu", "tests", "total")} for side, rs in runs.items()}
     kept, none = summed["with"], summed["without"]
     print(f"with / without over {args.rounds} round(s): wall {kept['wall'] / none['wall']:.3f}, "

@@ -18,9 +18,9 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
-from pathlib import Path
+
+from warm_sides import alternate, gold_eval_argv, parse_arguments
 
 from issuebench import config
 
@@ -33,10 +33,7 @@ def run_eval(args: argparse.Namespace, name: str, workspaces: str | None) -> dic
     env.pop("ISSUEBENCH_WORKSPACES", None)
     if workspaces:
         env["ISSUEBENCH_WORKSPACES"] = workspaces
-    argv = [str(Path(sys.executable).parent / "issuebench"), "eval", "--dataset", str(args.dataset),
-            "--predictions", "gold", "--repos", str(args.repos), "--output", str(out), "--run-id", "r",
-            "--workers", str(args.workers), "--no-cache"]
-    argv += ["--instance-ids", *args.instance_ids] if args.instance_ids else []
+    argv = gold_eval_argv(args, out)
     start = time.monotonic()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - start
@@ -46,28 +43,20 @@ def run_eval(args: argparse.Namespace, name: str, workspaces: str | None) -> dic
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dataset", type=Path, required=True)
-    ap.add_argument("--repos", type=Path, required=True)
-    ap.add_argument("--home", type=Path, required=True)
-    ap.add_argument("--output", type=Path, required=True)
-    ap.add_argument("--instance-ids", nargs="*", default=[])
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=2)
-    args = ap.parse_args()
+    args = parse_arguments(__doc__.splitlines()[0])
     os.environ["ISSUEBENCH_HOME"] = str(args.home)
     os.environ.pop("ISSUEBENCH_WORKSPACES", None)
     print(f"default workspaces folder here: {'memory filesystem' if config.MEMORY_FS in config.workspaces_dir().parents else 'the home'}")
     run_eval(args, "warm-up", "home")
-    runs: dict[str, list[dict]] = {side: [] for side in SIDES}
-    for round_no in range(args.rounds):
-        order = list(SIDES) if round_no % 2 == 0 else list(SIDES)[::-1]
-        for side in order:
-            figures = run_eval(args, f"{side}-{round_no + 1}", SIDES[side])
-            runs[side].append(figures)
-            print(f"round {round_no + 1} {side:6}: {figures['instances']} instances, wall {figures['wall']:.1f} s, "
-                  f"workspace {figures['workspace']:.1f} s, tests {figures['tests']:.1f} s, "
-                  f"total {figures['total']:.1f} s, total/tests {figures['total'] / figures['tests']:.3f}")
+
+    def one(side: str, round_no: int) -> dict:
+        figures = run_eval(args, f"{side}-{round_no}", SIDES[side])
+        print(f"round {round_no} {side:6}: {figures['instances']} instances, wall {figures['wall']:.1f} s, "
+              f"workspace {figures['workspace']:.1f} s, tests {figures['tests']:.1f} s, "
+              f"total {figures['total']:.1f} s, total/tests {figures['total'] / figures['tests']:.3f}")
+        return figures
+
+    runs = alternate(list(SIDES), args.rounds, one)
     summed = {side: {k: sum(r[k] for r in rs) for k in ("wall", "workspace", "tests", "total")}
               for side, rs in runs.items()}
     mem, disk = summed["memory"], summed["home"]
