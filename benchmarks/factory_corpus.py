@@ -25,8 +25,10 @@ others, those whose name's SHA-256 starts with 0-3 are development too, the rest
     python benchmarks/factory_corpus.py --corpus DIR --out OUT --part heldout [--jobs 2]
     python benchmarks/factory_corpus.py --corpus DIR --out OUT --report [--part heldout]
 
-A second corpus gathered after the tuning, every repository of it held out and never run before:
-`--held-out-corpus` (no split; each row's part is heldout).
+A corpus gathered after the tuning: `--held-out-corpus` (no split). A repository some earlier corpus
+ran (benchmarks/data/factory_corpora.toml: the same owner__name, or the same name under another owner)
+is then not held out: its part is "seen", and `--part heldout` leaves it out. `--list NAME` prints the
+corpus's entry for that file, to add when its run is reported.
 """
 
 from __future__ import annotations
@@ -43,6 +45,11 @@ from collections import Counter
 from pathlib import Path
 from threading import Lock, Thread
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 # Repositories something here was measured or tuned on: development only.
 TUNED_ON = {"pallets__click", "pallets__markupsafe", "pallets__itsdangerous", "more-itertools__more-itertools",
             "pytoolz__toolz", "tqdm__tqdm"}
@@ -51,12 +58,29 @@ NOOP_PATCH = ("diff --git a/ISSUEBENCH_NOOP.txt b/ISSUEBENCH_NOOP.txt\nnew file 
 _write_lock = Lock()
 
 
-HELD_OUT_CORPUS = False  # --held-out-corpus: no split, every repository is held out
+HELD_OUT_CORPUS = False  # --held-out-corpus: no split, every repository not run before is held out
+CORPORA_FILE = Path(__file__).resolve().parent / "data" / "factory_corpora.toml"
+
+
+def earlier_corpora(path: Path | None = None) -> dict[str, str]:
+    """Each repository an earlier corpus ran, by its lowercased owner__name and by its lowercased name
+    alone (a fork or a move keeps the name), to the first corpus that ran it."""
+    seen: dict[str, str] = {}
+    for entry in tomllib.loads((path or CORPORA_FILE).read_text()).get("corpus", []):
+        for repo in entry["repos"]:
+            for key in (repo.lower(), repo.lower().split("__", 1)[-1]):
+                seen.setdefault(key, entry["name"])
+    return seen
+
+
+def run_before(name: str, seen: dict[str, str]) -> str | None:
+    """The earlier corpus that ran `name` (owner__name), or None."""
+    return seen.get(name.lower()) or seen.get(name.lower().split("__", 1)[-1])
 
 
 def part_of(name: str) -> str:
     if HELD_OUT_CORPUS:
-        return "heldout"
+        return "seen" if run_before(name, earlier_corpora()) else "heldout"
     if name in TUNED_ON or hashlib.sha256(name.encode()).hexdigest()[0] in "0123":
         return "dev"
     return "heldout"
@@ -176,6 +200,12 @@ def audit_row(work: Path, kept: list[dict], good: set[str]) -> dict:
     return {"good": len(good), "passing_checks": passing, "reasons": dict(flags)}
 
 
+def corpus_entry(name: str, clones: list[Path]) -> str:
+    """The [[corpus]] table that records these clones in the corpora file."""
+    repos = ", ".join(json.dumps(clone.name) for clone in clones)
+    return f"[[corpus]]\nname = {json.dumps(name)}\nrepos = [{repos}]\n"
+
+
 def append(path: Path, row: dict) -> None:
     with _write_lock, path.open("a") as fh:
         fh.write(json.dumps(row) + "\n")
@@ -221,6 +251,10 @@ def report(out: Path, part: str) -> None:
     print(f"- throughput: {good / (span / 3600):.0f} good tasks per hour of wall clock ({span / 60:.0f} min for "
           f"the part); {good / (busy / 3600):.0f} per hour of one repository's run at a time")
     print(f"- stages over their limit: {', '.join(over) or 'none'}")
+    seen = earlier_corpora()
+    repeated = [f"{name} ({run_before(name, seen)})" for name in sorted(rows) if run_before(name, seen)]
+    if HELD_OUT_CORPUS and repeated:
+        print(f"- run in an earlier corpus, so not held out: {', '.join(repeated)}")
     print(f"- good tasks passing the Verified-style checks: {passing}/{audited}"
           + (f" ({passing / audited:.0%})" if audited else "")
           + ("; reasons: " + "; ".join(f"{k} ({v})" for k, v in reasons.most_common()) if reasons else ""))
@@ -235,9 +269,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, required=True, help="folder of clones named owner__name")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--part", choices=("dev", "heldout", "all"), default="heldout")
+    ap.add_argument("--part", choices=("dev", "heldout", "seen", "all"), default="heldout")
     ap.add_argument("--held-out-corpus", action="store_true",
-                    help="every repository of CORPUS is held out (a corpus gathered after the tuning and never run on)")
+                    help="a corpus gathered after the tuning: every repository no earlier corpus ran is held out")
+    ap.add_argument("--list", metavar="NAME", help="print CORPUS's entry for benchmarks/data/factory_corpora.toml")
     ap.add_argument("--only", nargs="*", default=[], help="owner__name folders to run (within the part)")
     ap.add_argument("--max", type=int, default=6, help="newest merged pull requests per repository")
     ap.add_argument("--repeats", type=int, default=2)
@@ -254,6 +289,9 @@ def main() -> None:
     args = ap.parse_args()
     global HELD_OUT_CORPUS
     HELD_OUT_CORPUS = args.held_out_corpus
+    if args.list:
+        print(corpus_entry(args.list, corpus(args.corpus, "all", [])))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     if args.report:
         report(args.out, args.part)
