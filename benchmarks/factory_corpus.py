@@ -45,10 +45,7 @@ from collections import Counter
 from pathlib import Path
 from threading import Lock, Thread
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from issuebench.tomlcompat import tomllib
 
 # Repositories something here was measured or tuned on: development only.
 TUNED_ON = {"pallets__click", "pallets__markupsafe", "pallets__itsdangerous", "more-itertools__more-itertools",
@@ -251,9 +248,9 @@ def report(out: Path, part: str) -> None:
     print(f"- throughput: {good / (span / 3600):.0f} good tasks per hour of wall clock ({span / 60:.0f} min for "
           f"the part); {good / (busy / 3600):.0f} per hour of one repository's run at a time")
     print(f"- stages over their limit: {', '.join(over) or 'none'}")
-    seen = earlier_corpora()
-    repeated = [f"{name} ({run_before(name, seen)})" for name in sorted(rows) if run_before(name, seen)]
-    if HELD_OUT_CORPUS and repeated:
+    # The part given when the repository ran: recording this corpus in the file later changes nothing here.
+    repeated = sorted(name for name, r in rows.items() if r["part"] == "seen")
+    if repeated:
         print(f"- run in an earlier corpus, so not held out: {', '.join(repeated)}")
     print(f"- good tasks passing the Verified-style checks: {passing}/{audited}"
           + (f" ({passing / audited:.0%})" if audited else "")

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
+import json
 from pathlib import Path
 
 import pytest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from issuebench.tomlcompat import tomllib
 
 ROOT = Path(__file__).parents[2]
 
@@ -62,3 +59,18 @@ def test_the_projects_corpora_file_parses_and_names_repositories_as_owner__name(
     entries = tomllib.loads(factory.CORPORA_FILE.read_text())["corpus"]
     assert len(entries) >= 10
     assert all("__" in repo for entry in entries for repo in entry["repos"])
+
+
+def test_the_report_names_the_repositories_that_ran_as_seen_whatever_the_file_says_later(
+        factory, tmp_path, monkeypatch, capsys) -> None:
+    def row(repo: str, part: str) -> dict:
+        return {"repo": repo, "part": part, "stages": [], "setups": [], "statement_sources": {}, "candidates": 1,
+                "kept": 1, "gold_resolved": 1, "noop_resolved": 0, "good": 1, "audit": {}, "failures": [],
+                "started": 0.0, "ended": 60.0, "seconds": 60.0}
+    (tmp_path / "results.jsonl").write_text("".join(
+        json.dumps(row(name, part)) + "\n" for name, part in (("a__old", "seen"), ("b__new", "heldout"))))
+    listed = tmp_path / "corpora.toml"
+    listed.write_text(factory.corpus_entry("this one, recorded after its run", [Path("a__old"), Path("b__new")]))
+    monkeypatch.setattr(factory, "CORPORA_FILE", listed)
+    factory.report(tmp_path, "all")
+    assert "- run in an earlier corpus, so not held out: a__old\n" in capsys.readouterr().out
