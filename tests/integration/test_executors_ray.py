@@ -229,10 +229,14 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
     assert killed, "no worker was seen running a record"
     statuses = {r.instance_id: r.status for r in first.reports}
     lost = [i for i, s in statuses.items() if s is InstanceStatus.WORKER_LOST]
-    assert len(lost) == 1 and set(statuses.values()) == {InstanceStatus.RESOLVED, InstanceStatus.WORKER_LOST}
-    assert "worker_lost" in next(r.reason for r in first.reports if r.instance_id == lost[0])
+    # One kill loses its record; on a loaded machine (two suites on two cores) the record sent next
+    # can be lost too, when its new worker does not start in Ray's time: also beyond the retries, so
+    # also marked. What must hold: the lost are marked, the rest resolved, and the rerun resumes.
+    assert 1 <= len(lost) < len(tasks) and set(statuses.values()) == {InstanceStatus.RESOLVED,
+                                                                      InstanceStatus.WORKER_LOST}
+    assert all("worker_lost" in r.reason for r in first.reports if r.instance_id in lost)
     summary = json.loads((tmp_path / "gold.lost.json").read_text())
-    assert summary["resolved_instances"] == len(tasks) - 1 and lost[0] in summary["error_ids"]
+    assert summary["resolved_instances"] == len(tasks) - len(lost) and set(lost) <= set(summary["error_ids"])
 
     with get_executor("ray", cluster.address, 2) as ex:  # the rerun: same run id, nothing killed
         again = run_evaluation(tasks, gold, ctx(), executor=ex)
