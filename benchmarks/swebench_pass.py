@@ -63,6 +63,17 @@ STEP_RUNS = {
 }
 
 
+def eval_complaint(log: Path, keep: int = 4) -> list[str]:
+    """eval's own error and hint lines at the end of a step's log (what to install, which field),
+    so a step that stops says why where the pass is watched, not only in its log."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    said = [line.strip() for line in lines if line.lstrip().startswith(("error:", "hint:"))]
+    return [line[:400] for line in said[-keep:]]
+
+
 class PassRefused(Exception):
     """A pass that cannot start or continue as asked: one line, exit 2."""
 
@@ -193,8 +204,10 @@ def run_step(args: argparse.Namespace, state: dict, step: str, ids: list[str]) -
         if usage.interrupted:
             raise KeyboardInterrupt
         if usage.returncode != 0:
-            raise PassRefused(f"{step}: issuebench eval exited {usage.returncode}; its output is in "
-                              f"{args.output / (step + '.log')}")
+            log = args.output / f"{step}.log"
+            raise PassRefused(f"{step}: issuebench eval exited {usage.returncode}; its output is in {log}"
+                              + "".join(f"\n  {line}" for line in eval_complaint(log))
+                              + "\n  mend what it says, then run the same command again: the pass continues")
     record["done"] = True
     save_state(args, state)
 

@@ -277,3 +277,16 @@ def test_the_command_line_refuses_a_missing_dataset_in_one_line(tmp_path: Path, 
                        "--output", str(tmp_path / "o"), "--home", str(tmp_path / "h")])
     assert code == 2
     assert capsys.readouterr().err.strip().splitlines() == [f"error: --dataset {tmp_path / 'none.jsonl'}: no such file"]
+
+
+def test_a_step_that_eval_refuses_says_evals_error_and_hint_where_the_pass_is_watched(tmp_path: Path) -> None:
+    log = tmp_path / "environments.log"
+    log.write_text("$ nice -n 10 issuebench eval --dataset tasks.jsonl ...\n"
+                   "error: 26 of the 65 task(s) need Debian packages that are not installed: libeccodes0 "
+                   "(pydata__xarray-4493 and 25 more)\n"
+                   "  hint: install them as root: apt-get install -y --no-install-recommends libeccodes0 "
+                   "(or rerun with --install-system-deps, as root); nothing was run\n")
+    said = bench.eval_complaint(log)
+    assert said[0].startswith("error: 26 of the 65 task(s) need Debian packages") and "libeccodes0" in said[0]
+    assert said[1].startswith("hint: install them as root") and len(said) == 2
+    assert bench.eval_complaint(tmp_path / "missing.log") == []
