@@ -162,7 +162,12 @@ def summarise(meta: Mapping, rows: list[Mapping], results: Mapping[str, Mapping[
     n = len(in_pass)
 
     def per_instance(names: Iterable[str]) -> float | None:
-        return round(sum(steps[s]["core_seconds"] for s in names) / n, 2) if n else None
+        # Only over steps every instance finished: a stopped step's CPU over all the pass's
+        # instances would read as a cheap pass (its own per-instance figure stays in the table).
+        names = list(names)
+        if not n or any(steps[s]["instances"] < n for s in names):
+            return None
+        return round(sum(steps[s]["core_seconds"] for s in names) / n, 2)
 
     datasets: dict[str, Counter] = defaultdict(Counter)
     repos: dict[str, Counter] = defaultdict(Counter)
@@ -235,6 +240,11 @@ def _num(x: float | None, unit: str = "") -> str:
     return "-" if x is None else f"{x:g}{unit}"
 
 
+def _core(x: float | None, unit: str = " core-seconds") -> str:
+    """A pass's figure, or why there is none (a step some instances did not finish)."""
+    return "not finished" if x is None else f"{x:g}{unit}"
+
+
 def render(report: Mapping) -> str:
     """The Markdown report (no path of this machine in it)."""
     meta, steps = report["meta"], report["steps"]
@@ -280,9 +290,9 @@ def render(report: Mapping) -> str:
                    f"| {_num(u['core_seconds_per_instance'])} | {_num(u['durations'].get('median_total_s'), ' s')} "
                    f"| {_mib(u['max_rss_kib'])} | {_mib(u['tree_pss_peak_kib'])} |")
     pi, wall = report["per_instance_core_seconds"], report["wall_seconds"]
-    out += ["", f"**Per instance: cold pass {_num(pi['cold_pass'])} core-seconds** (environments "
+    out += ["", f"**Per instance: cold pass {_core(pi['cold_pass'])}** (environments "
             f"{_num(pi[ENVIRONMENTS])} + gold {_num(pi[GOLD_COLD])} + no-op {_num(pi[NOOP_COLD])}), "
-            f"**warm pass {_num(pi['warm_pass'])}** (gold {_num(pi[GOLD_WARM])} + no-op {_num(pi[NOOP_WARM])}); "
+            f"**warm pass {_core(pi['warm_pass'], '')}** (gold {_num(pi[GOLD_WARM])} + no-op {_num(pi[NOOP_WARM])}); "
             f"wall {wall['cold_pass']:.0f} s cold and {wall['warm_pass']:.0f} s warm."]
     env = report["environments"]
     by_step = ", ".join(f"{n} in {s}" for s, n in sorted(env["built_by_step"].items()))

@@ -109,6 +109,15 @@ def test_core_seconds_add_up_the_attempts_of_a_resumed_step_per_instance_of_the_
     assert summary["per_instance_core_seconds"][report.ENVIRONMENTS] == 12.0
 
 
+def test_a_pass_figure_over_a_step_not_every_instance_finished_is_said_not_finished() -> None:
+    summary = _summary(**{report.NOOP_COLD: {"o__a-1": _result("unresolved", f2p_fail=["x"])}})
+    # no-op stopped after 1 of 3: its 6 core-seconds over 3 instances would read as a cheap pass.
+    assert summary["per_instance_core_seconds"]["cold_pass"] is None
+    assert summary["per_instance_core_seconds"]["warm_pass"] is None  # no warm no-op at all
+    assert summary["steps"][report.NOOP_COLD]["core_seconds_per_instance"] == 6.0
+    assert "**Per instance: cold pass not finished**" in report.render(summary)
+
+
 def test_rows_needing_the_network_stay_out_of_the_offline_figure_and_of_the_misses() -> None:
     summary = _summary()
     verified, lite = summary["datasets"]["verified"], summary["datasets"]["lite"]
