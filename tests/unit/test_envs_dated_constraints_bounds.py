@@ -43,3 +43,25 @@ def test_when_the_recipes_entries_contradict_the_project_the_packages_they_bound
     lines = written.read_text().splitlines()
     assert "six==1.15.0" in lines
     assert not [line for line in lines if line.lower().startswith(("pytest", "jinja2"))]
+
+
+def test_a_pin_the_projects_build_requires_exclude_is_left_out_of_the_constraints(tmp_path: Path,
+                                                                                  monkeypatch) -> None:
+    """PIP_CONSTRAINT reaches the isolated build too: the date's cython 0.29.28 beside a build that
+    requires cython==0.29.22 made every build of the project impossible to resolve."""
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools", "cython==0.29.22", "numpy>=1.17,<1.26", "extension-helpers"]\n')
+    spec = EnvSpec(python="3.9", exclude_newer="2022-03-31T00:00:00Z", packages=["cython", "numpy==1.25.2"])
+    log = BuildLog(tmp_path / "build.log")
+    site = dc.InstallSite(spec, venv, tmp_path, None, [], {}, log, network=True, timeout=60)
+    monkeypatch.setattr(dc, "_declared", lambda site, extras: ["numpy>=1.18", "pyerfa>=2.0"])
+    monkeypatch.setattr(dc, "_resolve", lambda site, dated, reqs:
+                        "cython==0.29.28\nnumpy==1.25.2\npyerfa==2.0.0.3\nextension-helpers==1.0.0\n")
+    written = dc.dated_constraints(site, None, ["."], None)
+    assert written is not None
+    lines = written.read_text().splitlines()
+    assert "cython==0.29.28" not in lines  # excluded by the build's cython==0.29.22
+    assert {"numpy==1.25.2", "pyerfa==2.0.0.3", "extension-helpers==1.0.0"} <= set(lines)  # admitted: kept
+    assert any("cython==0.29.28" in note for note in log.notes)

@@ -24,6 +24,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from issuebench.envs.build_log import BuildLog, StepFailed
+from issuebench.envs.build_tools import project_build_requires
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
     HelperFailed,
@@ -168,12 +169,32 @@ def _without_held_back(site: InstallSite, dated: DatedPackages, compiled: str, d
 def _written(site: InstallSite, compiled: str, build: Path | None, project: str | None) -> Path:
     """Phase 4: the constraints file, the isolated builds' tool pins overriding the resolution."""
     override = build.read_text().splitlines() if build is not None else []
-    lines = constraint_lines(compiled, override, exclude=project)
+    lines, refused = refused_by_build(constraint_lines(compiled, override, exclude=project),
+                                      project_build_requires(site.workspace))
+    if refused:
+        # PIP_CONSTRAINT reaches the isolated build's pip too: a pin the project's own build
+        # excludes (astropy 5.0 builds with cython==0.29.22; the date's cython is 0.29.28) would
+        # make every build impossible to resolve. The install itself does not need the pin.
+        site.log.note("# builds: left out of the install's constraints, as the project's [build-system] "
+                      f"requires exclude them: {', '.join(refused)}")
     dated = site.venv / DATED_CONSTRAINTS
     dated.write_text("\n".join(lines) + "\n")
     site.log.write(f"# the install's requirements constrained to their releases as of {site.spec.exclude_newer}: "
                    f"{', '.join(lines)}")
     return dated
+
+
+def refused_by_build(lines: list[str], build_requires: list[Requirement]) -> tuple[list[str], list[str]]:
+    """(the `name==version` lines the build requirements admit, those they exclude)."""
+    wanted = {canonicalize_name(r.name): r for r in build_requires}
+    kept, refused = [], []
+    for line in lines:
+        name, _, version = line.partition("==")
+        req = wanted.get(canonicalize_name(name.split("[")[0].strip()))
+        ok = req is None or not req.specifier or req.specifier.contains(version.split(";")[0].strip(),
+                                                                          prereleases=True)
+        (kept if ok else refused).append(line)
+    return kept, refused
 
 
 def _resolve(site: InstallSite, dated: DatedPackages, requirements: list[str]) -> str | None:
