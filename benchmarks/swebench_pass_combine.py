@@ -108,7 +108,7 @@ def misses(passes: dict[str, dict]) -> list[str]:
             if group == NOT_RUN:
                 out.append(f"- {group}: {len(ids)} ({', '.join(ids[:6])}{' ...' if len(ids) > 6 else ''})")
                 continue
-            out += [f"- {i}: {group}: {p['reasons'].get(i, '')}" for i in ids]
+            out += [f"- {i}: {group}: {p['reasons'].get(i, '')[:160]}" for i in ids]
         out += [f"- {i}: no-op resolved" for i in p["noop_resolved"]]
     return out or ["- none"]
 
