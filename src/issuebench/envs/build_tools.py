@@ -72,22 +72,32 @@ def build_constraints(venv: Path, extra: Sequence[str] = (), workspace: Path | N
     site = sorted(venv.glob("lib/python*/site-packages"))
     if not site:
         return None
-    wanted = {canonicalize_name(r.name): r for r in project_build_requires(workspace)} if workspace else {}
-    pins = list(extra)
+    tools = []
     for tool in BUILD_TOOLS:
         found = sorted(site[0].glob(f"{tool}-*.dist-info"))
-        if not found:
-            continue
-        version = found[-1].name[len(tool) + 1:-len(".dist-info")]
-        own = wanted.get(canonicalize_name(tool))
-        if own is not None and own.specifier and not own.specifier.contains(version, prereleases=True):
-            continue
-        pins.append(f"{tool}=={version}")
+        if found:
+            tools.append(f"{tool}=={found[-1].name[len(tool) + 1:-len('.dist-info')]}")
+    admitted, _ = refused_by_build(tools, project_build_requires(workspace) if workspace else [])
+    pins = [*extra, *admitted]
     if not pins:
         return None
     path = venv / ".issuebench-build-constraints.txt"
     path.write_text("\n".join(pins) + "\n")
     return path
+
+
+def refused_by_build(lines: list[str], build_requires: list[Requirement]) -> tuple[list[str], list[str]]:
+    """(the `name==version` lines the build requirements admit, those they exclude)."""
+    wanted = {canonicalize_name(r.name): r for r in build_requires}
+    kept, refused = [], []
+    for line in lines:
+        name, _, version = line.partition("==")
+        req = wanted.get(canonicalize_name(name.split("[")[0].strip()))
+        ok = req is None or not req.specifier or req.specifier.contains(version.split(";")[0].strip(),
+                                                                          prereleases=True)
+        (kept if ok else refused).append(line)
+    return kept, refused
+
 
 
 # uv builds a project without `[build-system]` with `setuptools>=40.8.0` (the PEP 517 default).

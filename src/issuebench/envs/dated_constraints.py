@@ -24,7 +24,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from issuebench.envs.build_log import BuildLog, StepFailed
-from issuebench.envs.build_tools import project_build_requires
+from issuebench.envs.build_tools import project_build_requires, refused_by_build
 from issuebench.envs.dated_install import (
     DATED_CONSTRAINTS,
     HelperFailed,
@@ -182,19 +182,6 @@ def _written(site: InstallSite, compiled: str, build: Path | None, project: str 
     site.log.write(f"# the install's requirements constrained to their releases as of {site.spec.exclude_newer}: "
                    f"{', '.join(lines)}")
     return dated
-
-
-def refused_by_build(lines: list[str], build_requires: list[Requirement]) -> tuple[list[str], list[str]]:
-    """(the `name==version` lines the build requirements admit, those they exclude)."""
-    wanted = {canonicalize_name(r.name): r for r in build_requires}
-    kept, refused = [], []
-    for line in lines:
-        name, _, version = line.partition("==")
-        req = wanted.get(canonicalize_name(name.split("[")[0].strip()))
-        ok = req is None or not req.specifier or req.specifier.contains(version.split(";")[0].strip(),
-                                                                          prereleases=True)
-        (kept if ok else refused).append(line)
-    return kept, refused
 
 
 def _resolve(site: InstallSite, dated: DatedPackages, requirements: list[str]) -> str | None:
