@@ -47,13 +47,55 @@ def _raise_stop(signum: int, _frame: object) -> None:
 
 
 def raise_on_stop_signals() -> None:
-    """From now on SIGHUP and SIGTERM raise StopSignal in the main thread.
+    """From now on SIGHUP and SIGTERM raise StopSignal in the main thread, and stop_arrived()
+    tells every thread at once that a stop signal came.
 
     A signal ignored when the process started stays ignored: `nohup issuebench eval ...` must
     survive its terminal closing."""
     for signum in (signal.SIGHUP, signal.SIGTERM):
         if signal.getsignal(signum) is signal.SIG_DFL:
             signal.signal(signum, _raise_stop)
+    _watch_for_stops()
+
+
+# Python runs a signal's handler in the main thread only, and only once that thread wakes: a
+# signal the kernel gives a worker thread leaves the driver asleep in its wait until some record
+# finishes, and that record may be one the same stop cut short (its tests killed by the `kill` of
+# every process). The C-level handler writes each signal's number to the wakeup pipe at once, so
+# a writer that reads it there knows of the stop before the driver does.
+_wakeup_reads: list[int] = []
+_stop_seen = threading.Event()
+_STOP_NUMBERS = frozenset(int(s) for s in STOP_SIGNALS)
+
+
+def _watch_for_stops() -> None:
+    if _wakeup_reads:
+        return
+    read, write = os.pipe()
+    os.set_blocking(read, False)
+    os.set_blocking(write, False)
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        os.close(read)
+        os.close(write)
+        return
+    if previous != -1:  # someone else (an event loop) reads signals so: leave them theirs
+        signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+        return
+    _wakeup_reads.append(read)
+
+
+def stop_arrived() -> bool:
+    """Whether SIGINT, SIGHUP or SIGTERM reached this process (once raise_on_stop_signals ran),
+    even if the main thread has not run its handler yet."""
+    for fd in _wakeup_reads:
+        with contextlib.suppress(BlockingIOError, OSError):
+            if _STOP_NUMBERS.intersection(os.read(fd, 4096)):
+                _stop_seen.set()
+    return _stop_seen.is_set()
 
 
 @contextlib.contextmanager
@@ -92,7 +134,7 @@ class StopFlag:
     @contextlib.contextmanager
     def recording(self) -> Iterator[bool]:
         with self._lock:
-            yield not self._stopped
+            yield not self._stopped and not stop_arrived()
 
 
 _current = threading.local()

@@ -58,6 +58,11 @@ class LocalExecutor:
             submit()
             while futures:
                 done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+                stop = next((f.exception() for f in done if isinstance(f.exception(), KeyboardInterrupt)), None)
+                if stop is not None:
+                    # A record's work saw the run stopped (its sandbox stopped from outside): the
+                    # driver stops as if the signal had reached it; that record counts as in flight.
+                    raise stop
                 finished = [(futures.pop(future), future) for future in done]
                 for index, future in finished:
                     yield index, _outcome(future)

@@ -264,15 +264,16 @@ def run_reporting(sandbox: Sandbox, ws: Path, script: str, *, binds: Sequence[Bi
                   limits: Limits, output_path: Path, log: Callable[[str], None]) -> tuple[RunResult, RunnerReport]:
     """`bash -c script` in the sandbox over the workspace, with the runner's report read beside it."""
     channel = ReportChannel(ws.parent / f"{ws.name}.report", sandboxed=sandbox.name != "none")
-    with channel:
-        res = sandbox.run(["bash", "-c", script], workspace=ws, binds=[*binds, *channel.binds()],
-                          env=channel.env(env), limits=limits, network=False, cwd=config.TESTBED_PATH,
-                          output_path=output_path)
-    output_path.unlink(missing_ok=True)
-    if not plugin_failed_to_load(res.output):
-        return res, channel.report()
-    log("the test command hides the runner-report plugin (its own PYTHONPATH): run again without it")
-    res = sandbox.run(["bash", "-c", script], workspace=ws, binds=binds, env=env, limits=limits,
-                      network=False, cwd=config.TESTBED_PATH, output_path=output_path)
-    output_path.unlink(missing_ok=True)
-    return res, RunnerReport()
+    try:  # the output file goes however the run ends (a stop from outside raises out of it)
+        with channel:
+            res = sandbox.run(["bash", "-c", script], workspace=ws, binds=[*binds, *channel.binds()],
+                              env=channel.env(env), limits=limits, network=False, cwd=config.TESTBED_PATH,
+                              output_path=output_path)
+        if not plugin_failed_to_load(res.output):
+            return res, channel.report()
+        log("the test command hides the runner-report plugin (its own PYTHONPATH): run again without it")
+        res = sandbox.run(["bash", "-c", script], workspace=ws, binds=binds, env=env, limits=limits,
+                          network=False, cwd=config.TESTBED_PATH, output_path=output_path)
+        return res, RunnerReport()
+    finally:
+        output_path.unlink(missing_ok=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from issuebench.interrupts import STOP_SIGNALS, StopSignal
 from issuebench.sandbox import _launch
 from issuebench.sandbox.cgroups import RunCgroup
 from issuebench.sandbox.types import (
@@ -174,7 +175,20 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
             out_file.close()
         pipe.close()
     assert proc is not None
+    _raise_if_stopped_from_outside(proc.returncode, state, status_fd)
     return _result(proc, state, group, limits, status_fd, time.monotonic() - start, how, sandbox_name, notes)
+
+
+def _raise_if_stopped_from_outside(rc: int | None, state: _State, status_fd: bool) -> None:
+    """bubblewrap itself ended by SIGTERM, SIGHUP or SIGINT that the run did not send: someone
+    stopped the run from outside (a `kill` of every process, a cancelled job). The code inside
+    cannot signal bwrap (it sits outside the sandbox's process namespace), so this is never the
+    code under test's doing; and how the run ended says nothing of the patch. Raising StopSignal
+    stops the run as that signal stops the driver, so no verdict is written for it."""
+    if not status_fd or rc is None or state.killed_for is not None or state.oom_kills:
+        return
+    if -rc in STOP_SIGNALS:
+        raise StopSignal(-rc)
 
 
 @dataclass
