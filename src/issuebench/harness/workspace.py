@@ -18,6 +18,7 @@ from pathlib import Path
 from issuebench import config
 from issuebench.errors import IssuebenchError
 from issuebench.harness.blob_completion import Completion, complete, missing_blobs, read_blob
+from issuebench.harness.template_files import share_files, store_of, sweep_store
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the harness reads them here)
@@ -41,7 +42,10 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None,
     parent.mkdir(parents=True, exist_ok=True)
     template = _template(source, base_commit, repo, when)
     ws = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=parent))
-    proc = subprocess.run(["cp", "-a", "--reflink=auto", f"{template}/.", str(ws)], capture_output=True, text=True)
+    # Not keeping hard links: a checkout's files are links into a store shared by every checkout
+    # (template_files), and the workspace's own files must be its own to change.
+    proc = subprocess.run(["cp", "-a", "--no-preserve=links", "--reflink=auto", f"{template}/.", str(ws)],
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         shutil.rmtree(ws, ignore_errors=True)
         raise IssuebenchError(f"could not copy the checkout of {base_commit[:12]}: {proc.stderr.strip()[-300:]}")
@@ -66,6 +70,7 @@ def _template(source: Path, base_commit: str, repo: str | None = None, when: str
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (template / ".git").is_dir():
             fresh = _checkout(source, base_commit, root, repo, when)
+            share_files(fresh, store_of(root))
             # A template half removed by an eviction elsewhere (its .git gone first) is no template.
             shutil.rmtree(template, ignore_errors=True)
             os.rename(fresh, template)
@@ -76,9 +81,11 @@ def _template(source: Path, base_commit: str, repo: str | None = None, when: str
 def _evict_templates(root: Path, keep: Path) -> None:
     templates = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
                        key=lambda p: p.stat().st_mtime)
-    for old in templates[: max(0, len(templates) - MAX_TEMPLATES)]:
-        if old != keep:
-            shutil.rmtree(old, ignore_errors=True)
+    evicted = [old for old in templates[: max(0, len(templates) - MAX_TEMPLATES)] if old != keep]
+    for old in evicted:
+        shutil.rmtree(old, ignore_errors=True)
+    if evicted:
+        sweep_store(store_of(root))
 
 
 def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = None,
