@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"harness"},
     {"envs"},
     {"patch", "parsers", "grading", "sandbox", "repos", "index", "executors", "llm", "datasets", "predictions_file"},
-    {"models", "errors", "config", "code_digest", "interrupts", "procs", "demo", "tomlcompat", "files", "issuebench"},
+    {"models", "errors", "config", "code_digest", "interrupts", "procs", "demo", "tomlcompat", "files", "content_store", "issuebench"},
 ]
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
 # Where a function-level import is the point: the command line imports a verb's machinery only

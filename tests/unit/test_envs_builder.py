@@ -283,3 +283,23 @@ def test_a_conda_environment_file_is_dated_by_the_recipes_pins(tmp_path, monkeyp
     plain = conda.model_copy(update={"requirements_files": ["requirements.txt"]})
     assert dated.conda_era(plain, log).exclude_newer == "2021-10-04T00:00:00Z"
     assert conda.has_conda_files() and not plain.has_conda_files()
+
+
+def test_envs_share_the_installed_files_they_hold_alike_and_a_removal_takes_only_its_own(home, workspace):
+    def copying(body: str) -> str:  # what pip does: a copy of its own in the venv's lib
+        return f"printf '{body}' > \"$(echo $VIRTUAL_ENV/lib/python*/site-packages)/mod.py\""
+
+    a = EnvBuilder(sandbox=RecordingSandbox()).ensure(_spec(install=[copying("A = 1\\n")]), workspace)
+    b = EnvBuilder(sandbox=RecordingSandbox()).ensure(_spec(install=[copying("A = 1\\n"), "true"]), workspace)
+    c = EnvBuilder(sandbox=RecordingSandbox()).ensure(_spec(install=[copying("C = 3\\n")]), workspace)
+    mod = {env.env_hash: next(env.path.glob("lib/python*/site-packages/mod.py")) for env in (a, b, c)}
+    assert mod[a.env_hash].stat().st_ino == mod[b.env_hash].stat().st_ino
+    assert mod[c.env_hash].stat().st_ino != mod[a.env_hash].stat().st_ino
+    assert mod[c.env_hash].read_text() == "C = 3\n" and mod[b.env_hash].read_text() == "A = 1\n"
+    assert "shared with other environments" in (b.path / "build.log").read_text()
+    store = home / "envs" / ".files"
+    assert "C = 3\n" in {p.read_text() for p in store.iterdir()}
+    assert ".files" not in {r.env_hash for r in env_cache.list_envs(home / "envs")}  # the store is no env
+    env_cache.remove_env(home / "envs", c.env_hash)
+    assert "C = 3\n" not in {p.read_text() for p in store.iterdir()}
+    assert "A = 1\n" in {p.read_text() for p in store.iterdir()}

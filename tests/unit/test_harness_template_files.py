@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from issuebench.content_store import STORE
 from issuebench.harness import workspace
-from issuebench.harness.template_files import STORE
 from issuebench.harness.workspace import create_workspace, pristine_checkout
 from tests.gitrepo import commit_files, init_repo
 

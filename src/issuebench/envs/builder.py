@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench import config
+from issuebench.content_store import STORE, share_files
 from issuebench.envs import cache, system_deps
 from issuebench.envs.build_log import BuildLog, EnvBuildError, StepFailed
 from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
@@ -157,6 +158,7 @@ class EnvBuilder:
             # Keep the log beside the failure record; drop the half-built venv.
             record_failure(root, env_hash, exc.reason, dated, log)
             raise EnvBuildError(env_hash, exc.reason) from None
+        _share_with_other_envs(path, root, log)
         log.close()
         write_manifest(root, env_hash, dated, spec.exclude_newer, python, log, started, self.uv_env())
         env = self._load(dated, env_hash)
@@ -179,6 +181,15 @@ class EnvBuilder:
     def uv_env(self) -> dict[str, str]:
         """The environment uv runs with on the host (one package cache, no user config, the date)."""
         return uv_env(self.offline)
+
+
+def _share_with_other_envs(path: Path, root: Path, log: BuildLog) -> None:
+    """The built venv's installed files (what pip copied; uv's are links to its cache already)
+    become links shared with every environment holding the same file: nothing writes to a venv
+    once it is built (each run binds it read-only)."""
+    saved = share_files(path / "lib", root / STORE)
+    if saved:
+        log.write(f"# {saved / 2**20:.1f} MiB of installed files shared with other environments (one copy on disk)")
 
 
 def _with_effective_cutoff(spec: EnvSpec, env_hash: str, python: PythonInfo, log: BuildLog) -> EnvSpec:

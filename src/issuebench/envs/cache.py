@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from issuebench.content_store import STORE, sweep_store
+
 MANIFEST = "env.json"
 BUILD_LOG = "build.log"
 
@@ -113,6 +115,7 @@ def remove_env(root: Path, env_hash: str) -> None:
     shutil.rmtree(env_path(root, env_hash), ignore_errors=True)
     for suffix in (".failed.json", ".last_used"):
         (root / f"{env_hash}{suffix}").unlink(missing_ok=True)
+    sweep_store(root / STORE)  # the files only that environment held
 
 
 @dataclass

@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 from issuebench import config
+from issuebench.content_store import STORE, share_files, sweep_store
 from issuebench.errors import IssuebenchError
 from issuebench.harness.blob_completion import Completion, complete, missing_blobs, read_blob
-from issuebench.harness.template_files import share_files, store_of, sweep_store
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the harness reads them here)
@@ -43,7 +43,7 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None,
     template = _template(source, base_commit, repo, when)
     ws = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=parent))
     # Not keeping hard links: a checkout's files are links into a store shared by every checkout
-    # (template_files), and the workspace's own files must be its own to change.
+    # (content_store), and the workspace's own files must be its own to change.
     proc = subprocess.run(["cp", "-a", "--no-preserve=links", "--reflink=auto", f"{template}/.", str(ws)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -70,7 +70,7 @@ def _template(source: Path, base_commit: str, repo: str | None = None, when: str
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (template / ".git").is_dir():
             fresh = _checkout(source, base_commit, root, repo, when)
-            share_files(fresh, store_of(root))
+            share_files(fresh, root / STORE)
             # A template half removed by an eviction elsewhere (its .git gone first) is no template.
             shutil.rmtree(template, ignore_errors=True)
             os.rename(fresh, template)
@@ -85,7 +85,7 @@ def _evict_templates(root: Path, keep: Path) -> None:
     for old in evicted:
         shutil.rmtree(old, ignore_errors=True)
     if evicted:
-        sweep_store(store_of(root))
+        sweep_store(root / STORE)
 
 
 def _checkout(source: Path, base_commit: str, parent: Path, repo: str | None = None,

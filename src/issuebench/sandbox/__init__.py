@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from issuebench.errors import MissingSystemPiece
 from issuebench.sandbox.bwrap import BASE_ENV, DEFAULT_PATH, SANDBOX_HOME, BwrapSandbox, build_argv, probe
+from issuebench.sandbox.bwrap_status import parse_bwrap_status
 from issuebench.sandbox.cgroups import RunCgroup
 from issuebench.sandbox.git_scratch import scratch_git_binds
-from issuebench.sandbox.supervise import launcher_argv, parse_bwrap_status, rlimits_for
+from issuebench.sandbox.supervise import launcher_argv, rlimits_for
 from issuebench.sandbox.types import (
     FILE_LIMIT,
     MEMORY_LIMIT,

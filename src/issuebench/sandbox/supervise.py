@@ -29,6 +29,7 @@ from typing import IO
 
 from issuebench.interrupts import STOP_SIGNALS, StopSignal
 from issuebench.sandbox import _launch
+from issuebench.sandbox.bwrap_status import StatusPipe, parse_bwrap_status
 from issuebench.sandbox.cgroups import RunCgroup
 from issuebench.sandbox.types import (
     FILE_LIMIT,
@@ -117,24 +118,6 @@ def _kill_tree(proc: subprocess.Popen[bytes], state: _State, group: RunCgroup) -
     group.kill_all(deadline=2.0)
 
 
-def parse_bwrap_status(text: str) -> list[dict[str, object]]:
-    decoder = json.JSONDecoder()
-    out: list[dict[str, object]] = []
-    idx = 0
-    text = text.strip()
-    while idx < len(text):
-        try:
-            obj, end = decoder.raw_decode(text, idx)
-        except json.JSONDecodeError:
-            break
-        if isinstance(obj, dict):
-            out.append(obj)
-        idx = end
-        while idx < len(text) and text[idx].isspace():
-            idx += 1
-    return out
-
-
 def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits: Limits,
               output_path: Path | None, sandbox_name: str, status_fd: bool = False) -> RunResult:
     """Run argv (already wrapped by the sandbox, if any) and return how it ended.
@@ -151,7 +134,7 @@ def supervise(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], limits:
     rlimits, how = rlimits_for(limits, group)
     notes = list(group.notes)
     state = _State()
-    pipe = _StatusPipe.open() if status_fd else _StatusPipe()
+    pipe = StatusPipe.open() if status_fd else StatusPipe()
     argv = pipe.placed(list(argv))
     out_file: IO[bytes] | None = None
     proc: subprocess.Popen[bytes] | None = None
@@ -189,33 +172,6 @@ def _raise_if_stopped_from_outside(rc: int | None, state: _State, status_fd: boo
         return
     if -rc in STOP_SIGNALS:
         raise StopSignal(-rc)
-
-
-@dataclass
-class _StatusPipe:
-    """bwrap's --json-status-fd: the child writes, we read (both ends None without bwrap)."""
-
-    read: int | None = None
-    write: int | None = None
-
-    @classmethod
-    def open(cls) -> _StatusPipe:
-        return cls(*os.pipe())
-
-    def placed(self, argv: list[str]) -> list[str]:
-        return argv if self.write is None else [str(self.write) if a == "{STATUS_FD}" else a for a in argv]
-
-    def close_write(self) -> None:
-        """Once the child holds it: the read end then sees the end of the file when bwrap exits."""
-        if self.write is not None:
-            os.close(self.write)
-            self.write = None
-
-    def close(self) -> None:
-        for fd in (self.read, self.write):
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
 
 
 def _clean_up(proc: subprocess.Popen[bytes] | None, state: _State, group: RunCgroup, notes: list[str]) -> None:
