@@ -104,19 +104,21 @@ def _median(values: list[float]) -> float | None:
 
 def duration_figures(results: Mapping[str, Mapping]) -> dict:
     """Medians of the per-instance durations result.json records, and wall over the tests' own time
-    on the instances whose tests ran."""
+    on the instances whose tests ran (with the sandboxed build of a checkout's products, where the
+    run made them: the repository's own work, as the tests are)."""
     parts: dict[str, list[float]] = defaultdict(list)
     ratios: list[float] = []
     total_all = tests_all = 0.0
     for result in results.values():
         d = result.get("durations") or {}
-        for key in ("workspace", "env", "tests", "total"):
+        for key in ("workspace", "env", "prebuild", "tests", "total"):
             if key in d:
                 parts[key].append(float(d[key]))
         if d.get("tests") and d.get("total"):
-            ratios.append(d["total"] / d["tests"])
+            sandboxed = d["tests"] + d.get("prebuild", 0.0)
+            ratios.append(d["total"] / sandboxed)
             total_all += d["total"]
-            tests_all += d["tests"]
+            tests_all += sandboxed
     return {"instances": len(results), **{f"median_{k}_s": _median(v) for k, v in sorted(parts.items())},
             "with_tests": len(ratios), "sum_total_s": round(total_all, 1), "sum_tests_s": round(tests_all, 1),
             "total_over_tests": round(total_all / tests_all, 3) if tests_all else None,

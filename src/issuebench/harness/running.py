@@ -5,7 +5,8 @@
 2. `_prepare_env`: the environment, built from the pristine workspace before any model code is in
    the tree (a hostile patch never reaches the shared environment), and what the run needs beyond
    it, by the environment's kind (envs.kinds; for Python the commit's own layer of requirements,
-   read from the base commit, so a patch never chooses what is installed).
+   read from the base commit, so a patch never chooses what is installed); then `_lay_prebuilt`:
+   the pristine checkout's build products (the recipe's pre_test, made once per checkout and env).
 3. `_apply_model_patch`: the model's patch, then every test, hook, test-runner and runner-config file
    it touched put back (guards), each said in the notes.
 4. `_apply_test_patch`: the test patch's files reset to the base commit, then the test patch.
@@ -25,12 +26,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from issuebench import config
 from issuebench.envs import HelperFailed, RegistryUnreachable, RunPreparation
 from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
 from issuebench.harness.eval_script import with_row_commands
+from issuebench.harness.prebuilt import lay_prebuilt
 from issuebench.harness.python_row_steps import with_python_row_steps
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
@@ -108,6 +111,7 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if prepared is None:
         return run
     spec, env, run_prep = prepared
+    _lay_prebuilt(task, ctx, spec, env, run_prep, ws, run, log, source)
     test_files = commands.files_in_diff(task.test_patch)
     runner = guards.runner_files(ws, spec.test_cmd)   # read before the patch can add or move one
     if model_patch and model_patch.strip() and not _apply_model_patch(task, model_patch, ws, test_files, runner,
@@ -125,6 +129,21 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if "tests" in run.durations:
         _keep_for_later_runs(task, ctx, env, ws, source, log)
     return run
+
+
+def _lay_prebuilt(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
+                  run: TestRun, log: InstanceLog, source: Path) -> None:
+    """The pristine checkout's build products (its recipe's pre_test, run once per checkout and
+    environment before any patch is in the tree) over the workspace: prebuilt.py."""
+    def in_sandbox(script: str) -> Any:
+        return ctx.sandbox.run(["bash", "-c", script], workspace=ws, binds=prepared.binds, env=prepared.env,
+                               limits=_limits(ctx, spec), network=False, cwd=config.TESTBED_PATH)
+
+    notes, seconds = lay_prebuilt(in_sandbox, spec.pre_test, ws, pristine_checkout(source, task.base_commit, task.repo),
+                                  env.env_hash)
+    if seconds:
+        run.durations["prebuild"] = seconds
+    _note(run, log, *notes)
 
 
 def _prepare_env(task: Task, ctx: EvalContext, spec: EnvSpec, ws: Path, run: TestRun,

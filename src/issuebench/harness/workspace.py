@@ -19,6 +19,7 @@ from issuebench import config
 from issuebench.content_store import STORE, share_files, sweep_store
 from issuebench.errors import IssuebenchError
 from issuebench.harness.blob_completion import Completion, complete, missing_blobs, read_blob
+from issuebench.harness.prebuilt import remove_layers
 from issuebench.models import stable_hash
 from issuebench.procs import pid_alive
 from issuebench.repos import changed_paths, git, reset_paths  # noqa: F401 (the harness reads them here)
@@ -84,6 +85,7 @@ def _evict_templates(root: Path, keep: Path) -> None:
     evicted = [old for old in templates[: max(0, len(templates) - MAX_TEMPLATES)] if old != keep]
     for old in evicted:
         shutil.rmtree(old, ignore_errors=True)
+        remove_layers(old)
     if evicted:
         sweep_store(root / STORE)
 

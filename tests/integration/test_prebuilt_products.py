@@ -1,0 +1,52 @@
+"""A recipe's pre_test (an in-place build) runs once per checkout and environment on the pristine
+tree; later runs start from its products and rebuild only what their patch changed, and no
+patch's build ever reaches another run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from issuebench.harness import EvalOptions, build_context, run_tests
+from issuebench.harness.prebuilt import DONE, layer_path
+from issuebench.harness.workspace import pristine_checkout
+from issuebench.models import EnvSpec, Task
+from tests.gitrepo import commit_files, diff_between, init_repo
+
+MAIN = ('#include <stdio.h>\nint add(int, int);\n'
+        'int main(void) { printf(add(2, 2) == 4 ? "[ok]: adds\\n" : "[err]: adds\\n"); return 0; }\n')
+MAKEFILE = "calc: add.c main.c\n\tgcc -o calc add.c main.c\n"
+
+
+@pytest.mark.slow
+def test_the_pristine_build_is_made_once_and_a_patched_build_stays_in_its_own_run(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("needs Debian's gcc and make (scripts/install-system.sh --test-tools)")
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repos" / "tiny__calc"
+    base = init_repo(repo, {"Makefile": MAKEFILE, "main.c": MAIN, "add.c": "int add(int a, int b) { return a - b; }\n"})
+    fixed = commit_files(repo, {"add.c": "int add(int a, int b) { return a + b; }\n"}, "fix")
+    task = Task(instance_id="tiny__calc-1", repo="tiny/calc", base_commit=base, patch=diff_between(repo, base, fixed),
+                test_patch="", FAIL_TO_PASS=["adds"], PASS_TO_PASS=[], log_parser="parse_log_redis",
+                env=EnvSpec(kind="native", pre_test=["make"], test_cmd="./calc"))
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="r", repos_dir=tmp_path / "repos",
+                                    timeout=120))
+
+    gold = run_tests(task, task.patch, ctx)
+    assert gold.status_map == {"adds": "PASSED"}, gold.reason
+    assert "gcc -o calc" in gold.output  # its patch made add.c newer than the pristine product
+    assert gold.durations.get("prebuild", 0) > 0
+    layer = layer_path(pristine_checkout(repo, base, task.repo), gold.env_hash)
+    assert (layer / DONE).is_file() and (layer / "calc").is_file()
+
+    unpatched = run_tests(task, None, ctx)
+    assert unpatched.status_map == {"adds": "FAILED"}  # the pristine product, not the gold run's
+    assert "gcc -o calc" not in unpatched.output and "up to date" in unpatched.output
+    assert "prebuild" not in unpatched.durations
+    assert any("laid over the workspace" in note for note in unpatched.notes)
+
+    again = run_tests(task, task.patch, ctx)
+    assert again.status_map == {"adds": "PASSED"} and "gcc -o calc" in again.output
