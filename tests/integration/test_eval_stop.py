@@ -101,8 +101,8 @@ def assert_nothing_of_the_instance_in_flight(out: Path, blocked: str, pid: int, 
     assert f"regraded {kept} log(s)" in regrade.stdout and f"{kept} resolved" in regrade.stdout
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_stopped_run_leaves_no_folder_of_the_instance_in_flight(tmp_path, signum, status):
+def started_until_one_is_left(tmp_path: Path) -> tuple[subprocess.Popen, list, str, Path]:
+    """eval of eleven_of_twelve, once eleven have finished and the blocked one is in its sandbox."""
     tasks, blocked, preds = eleven_of_twelve(tmp_path)
     out = tmp_path / "out"
     proc = subprocess.Popen(eval_cmd(out, preds), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -114,6 +114,12 @@ def test_a_stopped_run_leaves_no_folder_of_the_instance_in_flight(tmp_path, sign
         if finished == len(tasks) - 1:
             break
     wait_until(lambda: sandbox_running(proc.pid), lambda: proc.poll() is None, what="the sandbox")
+    return proc, tasks, blocked, out
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stopped_run_leaves_no_folder_of_the_instance_in_flight(tmp_path, signum, status):
+    proc, tasks, blocked, out = started_until_one_is_left(tmp_path)
     os.killpg(proc.pid, signum)
     _out, err = stop_group(proc)
     assert proc.returncode == status, err

@@ -20,12 +20,9 @@ from issuebench.executors import Interrupted, LocalExecutor, drive
 from issuebench.interrupts import StopSignal, descendants
 from issuebench.sandbox import Limits, get_sandbox
 from tests.integration.test_eval_stop import (
-    ENV,
     assert_nothing_of_the_instance_in_flight,
-    eleven_of_twelve,
-    eval_cmd,
+    started_until_one_is_left,
     stop_group,
-    wait_until,
 )
 
 
@@ -106,17 +103,7 @@ def test_a_stop_the_driver_has_not_woken_to_yet_already_forbids_recording() -> N
 
 @pytest.mark.xdist_group("demo-eval")
 def test_eval_whose_sandbox_is_killed_from_outside_keeps_what_finished_and_records_nothing_else(tmp_path):
-    tasks, blocked, preds = eleven_of_twelve(tmp_path)
-    out = tmp_path / "out"
-    proc = subprocess.Popen(eval_cmd(out, preds), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, env=ENV)
-    assert proc.stdout is not None
-    finished = 0
-    for line in proc.stdout:
-        finished += line.startswith("[")
-        if finished == len(tasks) - 1:
-            break
-    wait_until(lambda: bwrap_below(proc.pid), lambda: proc.poll() is None, what="the sandbox")
+    proc, tasks, blocked, out = started_until_one_is_left(tmp_path)
     time.sleep(0.5)
     for pid in bwrap_below(proc.pid):  # the sandboxes only: eval itself gets no signal
         os.kill(pid, signal.SIGTERM)
