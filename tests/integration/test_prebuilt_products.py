@@ -50,3 +50,23 @@ def test_the_pristine_build_is_made_once_and_a_patched_build_stays_in_its_own_ru
 
     again = run_tests(task, task.patch, ctx)
     assert again.status_map == {"adds": "PASSED"} and "gcc -o calc" in again.output
+
+
+@pytest.mark.slow
+def test_a_rows_own_build_steps_run_in_every_run_as_the_row_says(tmp_path: Path, monkeypatch) -> None:
+    """A row's eval_script steps (here one that appends) are not promised to be harmless twice."""
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repos" / "tiny__log"
+    base = init_repo(repo, {"check.sh": "[ \"$(wc -l < built.txt)\" -eq 1 ] && echo '[ok]: once' || echo '[err]: once'\n",
+                            "built.txt": ""})
+    script = ("#!/bin/bash\ncd /testbed\necho line >> built.txt\n"
+              ": '>>>>> Start Test Output'\nsh check.sh\n: '>>>>> End Test Output'\n")
+    task = Task(instance_id="tiny__log-1", repo="tiny/log", base_commit=base, patch="", test_patch="",
+                FAIL_TO_PASS=["once"], PASS_TO_PASS=[], log_parser="parse_log_redis", eval_script=script,
+                env=EnvSpec(kind="native", commands_from="row"))
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="r", repos_dir=tmp_path / "repos",
+                                    timeout=120))
+    for _ in range(2):
+        run = run_tests(task, None, ctx)
+        assert run.status_map == {"once": "PASSED"}, run.output
+        assert "prebuild" not in run.durations

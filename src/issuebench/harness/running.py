@@ -134,7 +134,11 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
 def _lay_prebuilt(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
                   run: TestRun, log: InstanceLog, source: Path) -> None:
     """The pristine checkout's build products (its recipe's pre_test, run once per checkout and
-    environment before any patch is in the tree) over the workspace: prebuilt.py."""
+    environment before any patch is in the tree) over the workspace: prebuilt.py. Not for a row's
+    own eval_script steps (`commands_from = "row"`): they are run as the row says, in every run,
+    since nothing promises that running them twice over one tree is harmless."""
+    if spec.commands_from == "row":
+        return
     def in_sandbox(script: str) -> Any:
         return ctx.sandbox.run(["bash", "-c", script], workspace=ws, binds=prepared.binds, env=prepared.env,
                                limits=_limits(ctx, spec), network=False, cwd=config.TESTBED_PATH)
