@@ -72,3 +72,16 @@ def test_an_evicted_checkout_takes_the_files_only_it_held_with_it(tmp_path: Path
     contents = {p.read_bytes() for p in store.iterdir()}
     assert b"B = 2\n" not in contents and b"B = 3\n" in contents
     assert FILES["pkg/core.py"].encode() in contents
+
+
+def test_a_pass_over_a_hundred_tasks_makes_each_checkout_once(tmp_path: Path) -> None:
+    """Under a cap smaller than the tasks of a pass, every step would make every checkout again."""
+    src = tmp_path / "src"
+    commits = [init_repo(src, {"a.py": "0\n"})]
+    commits += [commit_files(src, {"a.py": f"{i}\n"}, f"c{i}") for i in range(1, 100)]
+    for commit in commits:
+        create_workspace(src, commit, tmp_path / "work")
+    first = pristine_checkout(src, commits[0])
+    made = first.stat().st_ino
+    create_workspace(src, commits[0], tmp_path / "work")
+    assert first.stat().st_ino == made
