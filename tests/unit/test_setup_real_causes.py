@@ -513,3 +513,5 @@ def test_the_first_python_is_one_whose_bounded_packages_have_wheels_at_the_date(
     # Unbounded packages are not looked at; a package that is only an sdist keeps the order.
     assert with_wheel_python(plan.copy(packages=["numpy", "pytest"])).spec.python == "3.13"
     assert with_wheel_python(plan.copy(packages=["docopt==0.6.2"])).spec.python == "3.13"
+    # A package that never had a wheel (docopt) is left to its sdist: the others still decide.
+    assert with_wheel_python(plan.copy(packages=["numpy>=1.23,<2.0.0", "docopt==0.6.2"])).spec.python == "3.12"

@@ -6,7 +6,11 @@ newest first. A pinned range can leave that Python without wheels: pint 0.25 ask
 for over half an hour and the stage ran out of time. uv resolves the plan's packages with wheels
 alone, as of the date, for the first Pythons of the ranking (seconds, no build); when the first
 needs a source build and a later one does not, the later one goes first. When every Python needs
-one (a package that is only an sdist), or uv cannot say (no index), the order stays.
+one, or uv cannot say (no index), the order stays. A package that never had a wheel by the date
+(memory_profiler, docopt) says nothing about which Python: it is left to its sdist and the
+question asked of the rest. Asked with it, uv backtracked through every version of every other
+package before saying no (10-16 s a Python, three Pythons, each version group of each
+repository's setup: xmlschema's collect spent 44 of a 112 s setup there).
 """
 
 from __future__ import annotations
@@ -14,31 +18,77 @@ from __future__ import annotations
 import functools
 import subprocess
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from issuebench.envs import effective_cutoff
 from issuebench.envs import uv_binary as uv_binary
+from issuebench.index.release_dates import index_files
+from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import Plan
 
 TRIED = 3        # Pythons of the ranking looked at
 
 
+# How uv names a package it found no wheel of: "all versions of memory-profiler have no usable
+# wheels", "docopt==0.6.2 has no usable wheels".
+_NO_WHEELS = compile_log_pattern(r"(?:all versions of )?([A-Za-z0-9][A-Za-z0-9._-]{0,100})(?:==\S{1,60})? "
+                                 r"(?:have|has) no usable wheels")
+ROUNDS = 3       # resolutions per question: each may name more packages that never had a wheel
+
+
 @functools.lru_cache(maxsize=128)
 def wheels_resolve(packages: tuple[str, ...], python: str, cutoff: str) -> bool | None:
-    """Do `packages` resolve to wheels alone on `python` as of `cutoff`? None: uv cannot say."""
+    """Do `packages` resolve to wheels alone on `python` as of `cutoff`, leaving packages that
+    never had a wheel to their sdists? None: uv cannot say."""
     uv = uv_binary()
     if not uv or not packages:
         return None
     argv = [uv, "pip", "compile", "-", "--exclude-newer", cutoff, "--python-version", python,
             "--only-binary", ":all:", "--no-header", "--no-annotate", "--quiet"]
-    try:
-        done = subprocess.run(argv, input="\n".join(packages), capture_output=True, text=True, timeout=120,
-                              check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    # A package asked for that never had a wheel is left out of the question (allowing its sdist
+    # would build it for its metadata: 10 s); one it pulls in is named by a failure, then allowed.
+    asked = [line for line in packages if not (_name(line) and never_a_wheel(_name(line) or "", cutoff))]
+    if not asked:
         return None
-    if done.returncode == 0:
-        return True
-    # A resolution that fails names what has no wheel; an index that cannot be reached says
-    # nothing about wheels.
-    return False if "No solution found" in done.stderr or "hint:" in done.stderr else None
+    exempt: list[str] = []
+    for _ in range(ROUNDS):
+        try:
+            done = subprocess.run([*argv, *(f"--no-binary={name}" for name in exempt)], input="\n".join(asked),
+                                  capture_output=True, text=True, timeout=120, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode == 0:
+            return True
+        # A resolution that fails names what has no wheel; an index that cannot be reached says
+        # nothing about wheels.
+        if "No solution found" not in done.stderr and "hint:" not in done.stderr:
+            return None
+        named = {canonicalize_name(m) for m in _NO_WHEELS.findall(done.stderr[-20000:])}
+        new = sorted(name for name in named - set(exempt) if never_a_wheel(name, cutoff))
+        if not new:
+            return False
+        exempt += new
+    return False
+
+
+def _name(requirement: str) -> str | None:
+    try:
+        return canonicalize_name(Requirement(requirement).name)
+    except InvalidRequirement:
+        return None
+
+
+@functools.lru_cache(maxsize=512)
+def never_a_wheel(name: str, cutoff: str) -> bool:
+    """No wheel of `name`, for any Python, was on the index by `cutoff` (False when it cannot say)."""
+    try:
+        files = index_files(name)
+    except (OSError, ValueError):
+        return False
+    # An entry without an upload time (an index without PEP 700) counts as early: never exempt.
+    return not any(f.get("filename", "").endswith(".whl") and (f.get("upload-time") or "") <= cutoff
+                   for f in files)
 
 
 def with_wheel_python(plan: Plan) -> Plan:
