@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 from issuebench.envs import effective_cutoff
 from issuebench.envs import uv_binary as uv_binary
-from issuebench.index.release_dates import index_files
+from issuebench.index import index_files
 from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import Plan
 
