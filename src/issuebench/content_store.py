@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 STORE = ".files"  # the store's name beside the trees: a dot-name, never taken for a tree
@@ -75,3 +76,10 @@ def sweep_store(store: Path) -> int:
                     os.unlink(entry.path)
                     removed += 1
     return removed
+
+
+def copy_unlinked(src: Path, dst: Path) -> subprocess.CompletedProcess[str]:
+    """`src`'s contents into `dst`, times kept, as files of dst's own: a copy never keeps the hard
+    links of a shared tree, so writing to it in place changes nothing else."""
+    return subprocess.run(["cp", "-a", "--no-preserve=links", "--reflink=auto", f"{src}/.", str(dst)],
+                          capture_output=True, text=True)

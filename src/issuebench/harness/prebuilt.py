@@ -17,13 +17,12 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from issuebench.content_store import STORE, share_files
+from issuebench.content_store import STORE, copy_unlinked, share_files
 
 LAYERS = ".built"  # beside the pristine checkouts: a dot-name, never taken for one
 DONE = ".issuebench-built"
@@ -68,7 +67,7 @@ def lay_prebuilt(run_in_sandbox: Any, pre_test: list[str], ws: Path, pristine: P
 
 
 def _laid(layer: Path, ws: Path) -> list[str]:
-    proc = subprocess.run(["cp", "-a", "--no-preserve=links", f"{layer}/.", str(ws)], capture_output=True, text=True)
+    proc = copy_unlinked(layer, ws)
     (ws / DONE).unlink(missing_ok=True)
     if proc.returncode != 0:
         return [f"the pristine checkout's build products could not be laid over the workspace "

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from issuebench import config
-from issuebench.content_store import STORE, share_files, sweep_store
+from issuebench.content_store import STORE, copy_unlinked, share_files, sweep_store
 from issuebench.errors import IssuebenchError
 from issuebench.harness.blob_completion import Completion, complete, missing_blobs, read_blob
 from issuebench.harness.prebuilt import remove_layers
@@ -47,10 +47,9 @@ def create_workspace(source: Path, base_commit: str, parent: Path | None = None,
     parent.mkdir(parents=True, exist_ok=True)
     template = _template(source, base_commit, repo, when)
     ws = Path(tempfile.mkdtemp(prefix=f"ws-{os.getpid()}-", dir=parent))
-    # Not keeping hard links: a checkout's files are links into a store shared by every checkout
-    # (content_store), and the workspace's own files must be its own to change.
-    proc = subprocess.run(["cp", "-a", "--no-preserve=links", "--reflink=auto", f"{template}/.", str(ws)],
-                          capture_output=True, text=True)
+    # A checkout's files are links into a store shared by every checkout: the workspace's own
+    # files must be its own to change.
+    proc = copy_unlinked(template, ws)
     if proc.returncode != 0:
         shutil.rmtree(ws, ignore_errors=True)
         raise IssuebenchError(f"could not copy the checkout of {base_commit[:12]}: {proc.stderr.strip()[-300:]}")

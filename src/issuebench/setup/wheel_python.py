@@ -48,7 +48,7 @@ def wheels_resolve(packages: tuple[str, ...], python: str, cutoff: str) -> bool 
             "--only-binary", ":all:", "--no-header", "--no-annotate", "--quiet"]
     # A package asked for that never had a wheel is left out of the question (allowing its sdist
     # would build it for its metadata: 10 s); one it pulls in is named by a failure, then allowed.
-    asked = [line for line in packages if not (_name(line) and never_a_wheel(_name(line) or "", cutoff))]
+    asked = [line for line in packages if not never_a_wheel(_name(line), cutoff)]
     if not asked:
         return None
     exempt: list[str] = []
@@ -80,8 +80,10 @@ def _name(requirement: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=512)
-def never_a_wheel(name: str, cutoff: str) -> bool:
+def never_a_wheel(name: str | None, cutoff: str) -> bool:
     """No wheel of `name`, for any Python, was on the index by `cutoff` (False when it cannot say)."""
+    if not name:
+        return False
     try:
         files = index_files(name)
     except (OSError, ValueError):
