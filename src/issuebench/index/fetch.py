@@ -19,13 +19,17 @@ from urllib.parse import unquote, urljoin
 
 from packaging.utils import canonicalize_name
 
+from issuebench.errors import IssuebenchError
+
 SDIST_SUFFIXES = (".tar.gz", ".zip", ".tar.bz2", ".tgz")
 
 
 def index_url() -> str:
-    """The simple index pip uses here: PIP_INDEX_URL, pip's configuration, or pip's own default."""
-    if os.environ.get("PIP_INDEX_URL"):
-        return os.environ["PIP_INDEX_URL"]
+    """The simple index pip uses here: PIP_INDEX_URL, uv's index variables, pip's configuration,
+    or pip's own default."""
+    for variable in ("PIP_INDEX_URL", "UV_DEFAULT_INDEX", "UV_INDEX_URL"):
+        if os.environ.get(variable):
+            return os.environ[variable]
     return _configured_index()
 
 
@@ -37,8 +41,15 @@ def _configured_index() -> str:
                           capture_output=True, text=True, check=False)
     if proc.returncode == 0 and proc.stdout.strip():
         return proc.stdout.strip()
-    from pip._internal.models.index import PyPI  # pip's default index, as pip itself names it
-
+    try:
+        from pip._internal.models.index import PyPI  # pip's default index, as pip itself names it
+    except ImportError:
+        # A `uv venv` has no pip unless asked; without this every dated build failed with a bare
+        # ModuleNotFoundError instead of saying what to do.
+        raise IssuebenchError(f"pip is not installed in {sys.prefix}: issuebench reads the package "
+                              "index from pip's configuration",
+                              hint=f"run `{sys.executable} -m ensurepip` or `uv pip install pip`, "
+                                   "or set PIP_INDEX_URL to the simple index") from None
     return PyPI.simple_url
 
 
