@@ -76,12 +76,20 @@ def _slow_dataset(path: Path, n: int, sleep: int = 1) -> list:
     return tasks
 
 
-def _worker_mid_record(sleep: int) -> int | None:
-    """The Ray worker running one of our records right now, or None.
+def _raylets(cluster) -> set[int]:
+    """The pids of this cluster's raylets: the parents of its worker processes."""
+    return {info.process.pid for node in cluster.list_all_nodes()
+            for info in node.all_processes.get("raylet", [])}
+
+
+def _worker_mid_record(sleep: int, raylets: set[int]) -> int | None:
+    """This cluster's Ray worker running one of our records right now, or None.
 
     A record's tests start with `sleep N` inside the sandbox, a child of the worker that runs the
     record: while that sleep lives, its worker cannot have finished the record. Matching the process
-    title alone was not enough on a loaded machine (a kill could land after the result went back)."""
+    title alone was not enough on a loaded machine (a kill could land after the result went back),
+    and the worker must be a child of this cluster's raylets: another suite on the same machine runs
+    the same records on its own cluster, and killing its worker loses nothing here."""
     import psutil
 
     for proc in psutil.process_iter(["cmdline"]):
@@ -89,17 +97,18 @@ def _worker_mid_record(sleep: int) -> int | None:
             continue
         try:
             for parent in proc.parents():
-                if " ".join(parent.cmdline()).startswith(RAY_TASK):
+                if " ".join(parent.cmdline()).startswith(RAY_TASK) and parent.ppid() in raylets:
                     return parent.pid
         except psutil.Error:
             continue
     return None
 
 
-def _kill_first_record_worker(stop: threading.Event, sleep: int) -> list[int]:
-    """SIGKILL the first worker seen in the middle of a record (tests of `sleep` seconds); its pid."""
+def _kill_first_record_worker(stop: threading.Event, sleep: int, raylets: set[int]) -> list[int]:
+    """SIGKILL the first of this cluster's workers seen in the middle of a record (tests of `sleep`
+    seconds); its pid."""
     while not stop.is_set():
-        pid = _worker_mid_record(sleep)
+        pid = _worker_mid_record(sleep, raylets)
         if pid is not None:
             os.kill(pid, signal.SIGKILL)
             return [pid]
@@ -199,7 +208,7 @@ def test_eval_demo_through_the_cli_on_ray_gives_the_local_verdicts(cluster, tmp_
 def test_a_worker_killed_mid_record_is_retried_and_the_run_completes(cluster, tmp_path):
     tasks = _slow_dataset(tmp_path / "slow.jsonl", 4, sleep=2)
     stop = threading.Event()
-    killer, killed = _in_background(_kill_first_record_worker, stop, 2)
+    killer, killed = _in_background(_kill_first_record_worker, stop, 2, _raylets(cluster))
     proc = subprocess.run(_cli("eval", "-d", str(tmp_path / "slow.jsonl"), "-p", "gold", "-o", str(tmp_path),
                                "--run-id", "k", "--repos", str(demo_repos_dir()), "--python-fallback", "nearest",
                                "--executor", "ray", "--ray-address", cluster.address, "-w", "2"),
@@ -221,7 +230,7 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
                                          python_fallback="nearest", timeout=120))
 
     stop = threading.Event()
-    killer, killed = _in_background(_kill_first_record_worker, stop, 4)
+    killer, killed = _in_background(_kill_first_record_worker, stop, 4, _raylets(cluster))
     with get_executor("ray", cluster.address, 2, retries=0) as ex:
         first = run_evaluation(tasks, gold, ctx(), executor=ex)
     stop.set()
