@@ -256,6 +256,45 @@ def test_a_worker_lost_beyond_the_retries_is_marked_and_a_rerun_resumes(cluster,
         assert ("result reused" in log) == (task.instance_id not in lost), task.instance_id
 
 
+def _stop_first_record_sandbox(stop: threading.Event, sleep: int, raylets: set[int]) -> list[int]:
+    """SIGTERM, from outside, the sandbox of the first of this cluster's records seen mid-run (a
+    node's processes stopped under a record); the pid of the worker that ran it."""
+    from tests.integration.test_stopped_from_outside import bwrap_below
+
+    while not stop.is_set():
+        pid = _worker_mid_record(sleep, raylets)
+        found = bwrap_below(pid) if pid is not None else []
+        if found:
+            os.kill(found[0], signal.SIGTERM)  # the outermost bwrap: the one the record started
+            return [pid]
+        stop.wait(0.05)
+    return []
+
+
+@pytest.mark.parametrize("retries", [0, 1])
+def test_a_sandbox_stopped_from_outside_on_a_worker_is_never_graded_but_lost_or_retried(cluster, tmp_path, retries):
+    """A stop from outside says nothing of the patch: no `error` or `sandbox_failed` verdict. Ray
+    sends the record again like one whose worker died; beyond the retries it is worker_lost."""
+    tasks = _slow_dataset(tmp_path / "slow.jsonl", 2, sleep=3)
+    stop = threading.Event()
+    killer, killed = _in_background(_stop_first_record_sandbox, stop, 3, _raylets(cluster))
+    with get_executor("ray", cluster.address, 2, retries=retries) as ex:
+        run = run_evaluation(tasks, gold_predictions(tasks),
+                             build_context(EvalOptions(output_dir=tmp_path, run_id="stopped", timeout=120,
+                                                       repos_dir=demo_repos_dir(), python_fallback="nearest")),
+                             executor=ex)
+    stop.set()
+    killer.join()
+    assert killed, "no sandbox was seen running a record"
+    statuses = sorted(r.status.value for r in run.reports)
+    if retries:
+        assert statuses == ["resolved", "resolved"]  # the stopped record ran again, and was graded
+    else:
+        assert statuses == ["resolved", "worker_lost"]
+        [lost] = [r for r in run.reports if r.status is InstanceStatus.WORKER_LOST]
+        assert "stopped from outside by SIGTERM" in lost.reason, lost.reason
+
+
 def test_validate_on_ray_keeps_the_same_tasks_with_the_same_lists(cluster, tmp_path):
     from issuebench.collect.validation import harness_runner, validate
 

@@ -2,18 +2,21 @@
 
 Ray retries a record whose worker process or node died (`max_retries`, bounded); after that the
 record comes back as Failure("worker_lost"). Exceptions raised by the function itself are not
-retried (they would fail again) and come back as Failure("error").
+retried (they would fail again) and come back as Failure("error"), with one exception: a record
+whose sandbox was stopped from outside on its node is treated as a lost worker, never a verdict.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from issuebench.errors import IssuebenchError
 from issuebench.executors.base import DEFAULT_RETRIES, Failure
+from issuebench.interrupts import StopSignal
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,8 +39,26 @@ def import_ray() -> Any:
     return ray
 
 
+class SandboxStopped(Exception):
+    """A record's sandbox was stopped from outside on its worker's node (its processes killed, the
+    node shutting down): the signal was not the record's doing and says nothing of the patch.
+
+    Locally such a stop stops the run (StopSignal); on a cluster the driver lives on, so the record
+    goes the way of a record whose worker died: sent again, and worker_lost after the retries."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)  # the only argument, so that it pickles back to the driver
+        self.signum = signum
+
+    def __str__(self) -> str:
+        return f"its sandbox was stopped from outside by {signal.Signals(self.signum).name}"
+
+
 def _call(fn: Callable[[Any], Any], record: Any) -> Any:
-    return fn(record)
+    try:
+        return fn(record)
+    except StopSignal as stop:  # a KeyboardInterrupt, which Ray would take for a cancelled task
+        raise SandboxStopped(stop.signum) from None
 
 
 class RayExecutor:
@@ -72,7 +93,8 @@ class RayExecutor:
             self._owns_connection = True
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.retries = retries
-        self._remote = ray.remote(_call).options(num_cpus=1, max_retries=retries, retry_exceptions=False)
+        self._remote = ray.remote(_call).options(num_cpus=1, max_retries=retries,
+                                                     retry_exceptions=[SandboxStopped])
 
     def map_unordered(self, fn: Callable[[T], R], records: Sequence[T]) -> Iterator[tuple[int, R | Failure]]:
         ray = self._ray
@@ -109,6 +131,8 @@ class RayExecutor:
             return ray.get(ref)
         except ray.exceptions.RayTaskError as exc:  # the function raised: same outcome on any worker
             cause = exc.cause if exc.cause is not None else exc
+            if isinstance(cause, SandboxStopped):
+                return Failure("worker_lost", f"{cause}, after {self.retries} retries")
             return Failure("error", f"{type(cause).__name__}: {_first_line(cause)}")
         except ray.exceptions.RayError as exc:  # the worker or its node died, after the retries
             return Failure("worker_lost", f"{type(exc).__name__} after {self.retries} retries: {_first_line(exc)}")
