@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,16 +105,23 @@ def _worker_mid_record(sleep: int, raylets: set[int]) -> int | None:
     return None
 
 
-def _kill_first_record_worker(stop: threading.Event, sleep: int, raylets: set[int]) -> list[int]:
-    """SIGKILL the first of this cluster's workers seen in the middle of a record (tests of `sleep`
-    seconds); its pid."""
+def _signal_first_record(stop: threading.Event, sleep: int, raylets: set[int],
+                         target: Callable[[int], int | None], signum: int) -> list[int]:
+    """Send `signum` to `target(worker)` for the first of this cluster's workers seen in the middle
+    of a record (tests of `sleep` seconds); the worker's pid."""
     while not stop.is_set():
         pid = _worker_mid_record(sleep, raylets)
-        if pid is not None:
-            os.kill(pid, signal.SIGKILL)
+        victim = target(pid) if pid is not None else None
+        if victim is not None:
+            os.kill(victim, signum)
             return [pid]
         stop.wait(0.05)
     return []
+
+
+def _kill_first_record_worker(stop: threading.Event, sleep: int, raylets: set[int]) -> list[int]:
+    """SIGKILL the first of this cluster's workers seen in the middle of a record; its pid."""
+    return _signal_first_record(stop, sleep, raylets, lambda worker: worker, signal.SIGKILL)
 
 
 def _in_background(fn, *args):
@@ -261,14 +269,11 @@ def _stop_first_record_sandbox(stop: threading.Event, sleep: int, raylets: set[i
     node's processes stopped under a record); the pid of the worker that ran it."""
     from tests.integration.test_stopped_from_outside import bwrap_below
 
-    while not stop.is_set():
-        pid = _worker_mid_record(sleep, raylets)
-        found = bwrap_below(pid) if pid is not None else []
-        if found:
-            os.kill(found[0], signal.SIGTERM)  # the outermost bwrap: the one the record started
-            return [pid]
-        stop.wait(0.05)
-    return []
+    def outermost_bwrap(worker: int) -> int | None:  # the one the record started
+        found = bwrap_below(worker)
+        return found[0] if found else None
+
+    return _signal_first_record(stop, sleep, raylets, outermost_bwrap, signal.SIGTERM)
 
 
 @pytest.mark.parametrize("retries", [0, 1])
