@@ -18,6 +18,7 @@ from issuebench.envs.dated_install import (
     split_listing,
     wanted_extras,
 )
+from issuebench.envs.dated_packages import left_out_packages
 from issuebench.envs.dating import date_args, effective_cutoff, exempt_from_cutoff
 from issuebench.envs.instance_requirements import Layer, instance_layer, layer_for, unmet
 from issuebench.envs.interpreters import PythonInfo, find_python, installed_pythons, uv_binary, uv_command
@@ -68,6 +69,7 @@ __all__ = [
     "instance_layer",
     "known_versions",
     "layer_for",
+    "left_out_packages",
     "list_envs",
     "load_recipe",
     "local_install_targets",

@@ -244,9 +244,23 @@ def _leave_out_conda_only(state: _Install, output: str, log: BuildLog) -> bool:
     if not (absent and drop_from_conda_files(state.argv, absent)):
         return False
     # conda environment files name conda-only packages (cdms2): not on the index.
-    log.note(f"# substituted: {', '.join(absent)} from a conda environment file left out: "
-             "the package index has no release of it that installs here")
+    log.note(f"# substituted: {', '.join(absent)}{_LEFT_OUT_TAIL}")
     return True
+
+
+_LEFT_OUT_TAIL = (" from a conda environment file left out: the package index has no release of it that "
+                  "installs here")
+
+
+def left_out_packages(decisions: list[str]) -> list[str]:
+    """The packages an environment's build left out (its manifest's `decisions`), as the note above
+    names them: a test that needs one cannot run in it, whatever a patch does."""
+    names: list[str] = []
+    for decision in decisions:
+        head, sep, _ = decision.partition(_LEFT_OUT_TAIL)
+        if sep and head.startswith("substituted: "):
+            names += [n.strip() for n in head.removeprefix("substituted: ").split(",") if n.strip()]
+    return names
 
 
 def _pin_yanked(state: _Install, output: str, log: BuildLog) -> bool:

@@ -7,12 +7,19 @@ and, in strict mode, a patch that reaches into the test run (guards.suspicious_l
 
 from __future__ import annotations
 
+import re
+
+from packaging.utils import canonicalize_name
+
+from issuebench.envs import left_out_packages
 from issuebench.grading import explain_grade, grade
 from issuebench.harness.runner_report import disagreements
 from issuebench.models import EnvSpec, InstanceReport, InstanceStatus, Task, TestsStatus
 from issuebench.parsers import get_parser
 
 STRICT_REACHES_IN = "patch_reaches_into_the_test_run"
+# What pytest's importorskip and Python's import error print; bounded, so linear on any log.
+_IMPORT_FAILED = re.compile(r"(?:could not import|No module named) '([A-Za-z0-9_][A-Za-z0-9_.]{0,200})'")
 
 
 def parser_name(task: Task, spec: EnvSpec) -> str:
@@ -40,7 +47,7 @@ def graded(report: InstanceReport, task: Task, spec: EnvSpec, run, *, strict: bo
     report = report.model_copy(update={
         "tests_status": g.tests_status, "resolved": g.resolved, "outcome": g.outcome,
         "status": InstanceStatus.RESOLVED if g.resolved else InstanceStatus.UNRESOLVED,
-        "reason": explain_grade(g, run.status_map),
+        "reason": explain_grade(g, run.status_map) + ("" if g.resolved else _left_out_and_needed(run)),
         "notes": [*report.notes, *g.strict_flags, *g.untrusted],
     })
     if not g.resolved and spec.needs_network:
@@ -65,3 +72,17 @@ def _named(test: str, network_tests: list[str]) -> bool:
     """An entry names a test exactly, or, ending in `*`, every test its prefix begins (a whole file
     of link checks, `tests/test_build_linkcheck.py::*`); no other pattern: ids hold brackets."""
     return any(test == entry or (entry.endswith("*") and test.startswith(entry[:-1])) for entry in network_tests)
+
+
+def _left_out_and_needed(run) -> str:  # run: harness.test_run.TestRun
+    """A clause naming the packages the environment left out that the log shows the tests failing to
+    import ("" if none): a miss no patch could turn, said as such in the verdict's one line."""
+    left_out = {canonicalize_name(n): n for n in left_out_packages((run.env_manifest or {}).get("decisions", []))}
+    if not left_out:
+        return ""
+    imported = {canonicalize_name(m.split(".")[0]) for m in _IMPORT_FAILED.findall(run.test_output or run.output or "")}
+    needed = [name for key, name in left_out.items() if key in imported]
+    if not needed:
+        return ""
+    return (f"; the log shows tests that could not import {', '.join(needed)}, which the environment left out "
+            "(no release on the package index installs here: a conda-only package)")
