@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system pieces issuebench needs that pip cannot bring: bubblewrap (the sandbox), git
-# and patch; with --test-tools also Chromium (the HTML report test opens the page in it), and gcc,
+# Installs the system pieces issuebench needs that pip cannot bring: bubblewrap (the sandbox), git,
+# patch and ccache (the compile cache of pristine builds; without it they compile everything); with --test-tools also Chromium (the HTML report test opens the page in it), and gcc,
 # make and npm (the environment-kind tests build a tiny C and a tiny npm project).
 # Prints one clear line for anything it cannot do, and never fails the build for a missing piece:
 # issuebench itself says, when it runs, what is missing and which fallback it took.
@@ -9,6 +9,7 @@ need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v patch >/dev/null 2>&1 || need+=(patch)
+command -v ccache >/dev/null 2>&1 || need+=(ccache)
 if [ "${1:-}" = "--test-tools" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   # The environment-kind tests: a tiny C project built with make, a tiny npm project whose Node

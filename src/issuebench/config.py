@@ -98,6 +98,12 @@ def keeps_pristine_bytecode() -> bool:
     return os.environ.get("ISSUEBENCH_PRISTINE_BYTECODE", "1") != "0"
 
 
+def uses_compile_cache() -> bool:
+    """Whether pristine builds share a compile cache per environment (harness.compile_cache);
+    ISSUEBENCH_COMPILE_CACHE=0 turns it off."""
+    return os.environ.get("ISSUEBENCH_COMPILE_CACHE", "1") != "0"
+
+
 def results_cache_dir() -> Path:
     return _sub("results")
 

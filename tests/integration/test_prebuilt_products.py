@@ -70,3 +70,38 @@ def test_a_rows_own_build_steps_run_in_every_run_as_the_row_says(tmp_path: Path,
         run = run_tests(task, None, ctx)
         assert run.status_map == {"once": "PASSED"}, run.output
         assert "prebuild" not in run.durations
+
+
+OBJECTS_MAKEFILE = ("calc: add.o main.o\n\tgcc -o calc add.o main.o\n"
+                    "%.o: %.c\n\tgcc -g -c $< -o $@\n")
+NO_CACHE_CHECK = ("./calc; [ -z \"${CCACHE_DIR:-}\" ] && [ \"$(command -v gcc)\" = /usr/bin/gcc ] "
+                  "&& echo '[ok]: no compile cache' || echo '[err]: no compile cache'")
+
+
+@pytest.mark.slow
+def test_a_second_checkouts_pristine_build_reuses_the_first_ones_compiles_and_a_patched_build_none(
+        tmp_path: Path, monkeypatch) -> None:
+    """Two base commits of one repository version, one environment: the second pristine build takes
+    the files it shares with the first from the compile cache; no patched run is given the cache."""
+    if shutil.which("gcc") is None or shutil.which("make") is None or shutil.which("ccache") is None:
+        pytest.skip("needs Debian's gcc, make and ccache (scripts/install-system.sh --test-tools)")
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+    repo = tmp_path / "repos" / "tiny__calc"
+    first = init_repo(repo, {"Makefile": OBJECTS_MAKEFILE, "main.c": MAIN,
+                             "add.c": "int add(int a, int b) { return a - b; }\n"})
+    second = commit_files(repo, {"README": "calc\n"}, "docs")
+    fixed = commit_files(repo, {"add.c": "int add(int a, int b) { return a + b; }\n"}, "fix")
+    env = EnvSpec(kind="native", pre_test=["make"], test_cmd=NO_CACHE_CHECK)
+    tasks = [Task(instance_id=f"tiny__calc-{i}", repo="tiny/calc", base_commit=base,
+                  patch=diff_between(repo, base, fixed), test_patch="", FAIL_TO_PASS=["adds"],
+                  PASS_TO_PASS=["no compile cache"], log_parser="parse_log_redis", env=env)
+             for i, base in enumerate((first, second))]
+    ctx = build_context(EvalOptions(output_dir=tmp_path / "out", run_id="r", repos_dir=tmp_path / "repos",
+                                    timeout=120))
+
+    runs = [run_tests(task, task.patch, ctx) for task in tasks]
+    assert [r.status_map for r in runs] == [{"adds": "PASSED", "no compile cache": "PASSED"}] * 2, runs[0].output
+    assert "compile cache: 0 of 2 compiles reused from earlier builds of this environment" in runs[0].notes
+    assert "compile cache: 2 of 2 compiles reused from earlier builds of this environment" in runs[1].notes
+    # Each gold run rebuilt add.o itself, outside the cache: nothing of a patch's build is in it.
+    assert all("gcc -g -c add.c" in r.output for r in runs)

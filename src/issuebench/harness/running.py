@@ -30,6 +30,7 @@ from issuebench import config
 from issuebench.envs import HelperFailed, RegistryUnreachable, RunPreparation
 from issuebench.errors import IssuebenchError
 from issuebench.harness import commands, guards
+from issuebench.harness.compile_cache import compile_cache
 from issuebench.harness.context import EvalContext
 from issuebench.harness.docker_run import run_in_docker_backend
 from issuebench.harness.eval_script import with_row_commands
@@ -139,12 +140,18 @@ def _lay_prebuilt(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepare
     since nothing promises that running them twice over one tree is harmless."""
     if spec.commands_from == "row":
         return
-    def in_sandbox(script: str) -> Any:
-        return ctx.sandbox.run(["bash", "-c", script], workspace=ws, binds=prepared.binds, env=prepared.env,
-                               limits=_limits(ctx, spec), network=False, cwd=config.TESTBED_PATH)
+    pristine = pristine_checkout(source, task.base_commit, task.repo)
 
-    notes, seconds = lay_prebuilt(in_sandbox, spec.pre_test, ws, pristine_checkout(source, task.base_commit, task.repo),
-                                  env.env_hash)
+    def in_sandbox(script: str) -> Any:
+        # Only this pristine build gets the compile cache: a patched run's rebuild never does.
+        cache = compile_cache(env.env_hash, prepared.env, pristine.name)
+        result = ctx.sandbox.run(["bash", "-c", script], workspace=ws, binds=[*prepared.binds, *cache.binds],
+                                 env={**prepared.env, **cache.env}, limits=_limits(ctx, spec), network=False,
+                                 cwd=config.TESTBED_PATH)
+        _note(run, log, cache.summary())
+        return result
+
+    notes, seconds = lay_prebuilt(in_sandbox, spec.pre_test, ws, pristine, env.env_hash)
     if seconds:
         run.durations["prebuild"] = seconds
     _note(run, log, *notes)
