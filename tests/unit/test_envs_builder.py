@@ -7,6 +7,7 @@ tests take well under a second each; install commands go through a recording fak
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 from pathlib import Path
@@ -89,6 +90,11 @@ def test_builds_once_and_records_manifest(home, workspace):
     assert call["network"] is True and call["cwd"] == "/tmp/testbed"
     assert any(b.src == env.path and b.writable for b in call["binds"])
     assert call["env"]["UV_EXCLUDE_NEWER"] == manifest["exclude_newer"]
+    # Every step's time follows its output in the log: the build's profile.
+    lines = (env.path / "build.log").read_text().splitlines()
+    steps = [i for i, line in enumerate(lines) if line.startswith("$ ")]
+    timed = [i for i, line in enumerate(lines) if re.fullmatch(r"# took \d+\.\ds, exit 0", line)]
+    assert len(steps) >= 2 and len(timed) == len(steps) and all(s < t for s, t in zip(steps, timed, strict=True))
     # Second ensure: no rebuild, same env.
     again = EnvBuilder(sandbox=sandbox).ensure(spec, workspace)
     assert again.path == env.path and len(sandbox.calls) == 1

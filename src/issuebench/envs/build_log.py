@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from issuebench.errors import IssuebenchError
@@ -34,6 +35,12 @@ class BuildLog:
             return "\n".join(self.path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
         except OSError:
             return ""
+
+
+def took(start: float, returncode: int | None) -> str:
+    """The line after a step's output: how long it ran (the build's profile: which steps resolve,
+    download or compile for how long, and what a failed attempt cost before the next one)."""
+    return f"# took {time.monotonic() - start:.1f}s, exit {returncode}"
 
 
 class StepFailed(Exception):

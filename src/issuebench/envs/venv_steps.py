@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from issuebench import config
-from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line
+from issuebench.envs.build_log import BuildLog, StepFailed, last_error_line, took
 from issuebench.envs.build_tools import build_constraints, dated_build_tools
 from issuebench.envs.dated_constraints import InstallSite, dated_constraints, with_wheels
 from issuebench.envs.dated_install import local_install_targets
@@ -69,12 +70,14 @@ class VenvSteps:
 
     def _run_host(self, argv: list[str], log: BuildLog, what: str, cwd: Path | None = None) -> None:
         log.write("$ " + " ".join(argv))
+        start = time.monotonic()
         try:
             proc = subprocess.run(argv, cwd=cwd, env=uv_env(self.offline), capture_output=True, text=True,
                                   timeout=INSTALL_TIMEOUT)
         except subprocess.TimeoutExpired:
             raise StepFailed(f"{what}: timed out after {INSTALL_TIMEOUT:.0f}s") from None
         log.write(proc.stdout + proc.stderr)
+        log.write(took(start, proc.returncode))
         if proc.returncode != 0:
             raise StepFailed(f"{what}: {last_error_line(proc.stderr or proc.stdout)}", proc.stdout + proc.stderr)
 
@@ -164,10 +167,12 @@ class VenvSteps:
         limits = Limits(timeout=INSTALL_TIMEOUT, memory_mb=None, max_procs=None)
         for command in commands:
             log.write(f"$ (sandbox, network={not self.offline}) {command}")
+            start = time.monotonic()
             result = self.sandbox.run(["bash", "-c", command], workspace=workspace, binds=binds,
                                       env=run_env, limits=limits, network=not self.offline,
                                       cwd=config.TESTBED_PATH)
             log.write(result.output)
+            log.write(took(start, result.returncode))
             if result.status != "ok" or result.returncode != 0:
                 detail = last_error_line(result.output) if result.output.strip() else result.reason
                 raise StepFailed(f"`{command}` failed (status {result.status}, exit {result.returncode}): {detail}",
