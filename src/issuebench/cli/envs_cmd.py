@@ -32,7 +32,6 @@ from issuebench.envs import (
     prune,
     real_disk_usage,
     recipe_packages,
-    resolve_spec,
 )
 from issuebench.errors import InputError, IssuebenchError
 from issuebench.models import EnvSpec, Task
@@ -154,6 +153,7 @@ def _env_jobs(tasks: list[Task], recipes: Path | None, repos_dir: Path | None,
               offline: bool) -> tuple[dict[str, tuple[Task, EnvSpec, Path]], list[str]]:
     """One (task, spec, clone) per environment hash, the first task that needs it; and the tasks
     whose clone or recipe is not found, with why."""
+    from issuebench.harness import resolve_task_spec, spec_for_run
     from issuebench.repos import find_repo
 
     jobs: dict[str, tuple[Task, EnvSpec, Path]] = {}
@@ -161,7 +161,8 @@ def _env_jobs(tasks: list[Task], recipes: Path | None, repos_dir: Path | None,
     for task in tasks:
         try:
             source = find_repo(task.repo, repos_dir, allow_clone=not offline)
-            spec = resolve_spec(task, recipes, repo_dir=source)
+            # The spec eval runs the task with, so that what is built here is what eval uses.
+            spec = spec_for_run(task, resolve_task_spec(task, recipes, source))
         except IssuebenchError as exc:
             problems.append(f"{task.instance_id}: {exc.message}")
             continue
@@ -169,15 +170,28 @@ def _env_jobs(tasks: list[Task], recipes: Path | None, repos_dir: Path | None,
     return jobs, problems
 
 
+def _build_workspace(task: Task, source: Path) -> Path:
+    from issuebench.harness import create_workspace
+
+    for commit in dict.fromkeys(c for c in (task.environment_setup_commit, task.base_commit) if c):
+        try:
+            return create_workspace(source, commit, repo=task.repo, when=task.created_at)
+        except IssuebenchError:
+            if commit == task.base_commit:
+                raise
+    raise IssuebenchError(f"{task.instance_id}: no commit to build its environment from")
+
+
 def _build_all(builder: EnvBuilder, jobs: dict[str, tuple[Task, EnvSpec, Path]], workers: int,
                problems: list[str]) -> int:
     """Build each job's environment, `workers` at a time, a line per environment as it is built or
     fails (its failure added to `problems`); the number built."""
-    from issuebench.harness import create_workspace, ensure_env_with_overlay, remove_workspace
+    from issuebench.harness import ensure_env_with_overlay, remove_workspace
 
     def build_one(task: Task, spec: EnvSpec, source: Path) -> str:
-        # Built from the task's own base commit, exactly as the harness would build it.
-        ws = create_workspace(source, task.base_commit)
+        # Built where eval builds a missing one: at the task's environment_setup_commit (as the
+        # reference builds its environment images), else, or when the clone lacks it, its base.
+        ws = _build_workspace(task, source)
         try:
             env = ensure_env_with_overlay(builder, spec, ws)
             return f"{env.env_hash} python {env.python_version} ({task.repo} {task.version})"

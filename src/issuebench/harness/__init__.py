@@ -10,7 +10,7 @@ from issuebench.harness.commands import files_in_diff, test_targets
 from issuebench.harness.context import EvalContext, build_context
 from issuebench.harness.docker_backend import engine_available
 from issuebench.harness.guards import cut_after_runner_summary
-from issuebench.harness.instance import TestRun, evaluate_instance, resolve_task_spec, run_tests
+from issuebench.harness.instance import TestRun, evaluate_instance, resolve_task_spec, run_tests, spec_for_run
 from issuebench.harness.options import EvalOptions
 from issuebench.harness.overlay import ensure_env_with_overlay
 from issuebench.harness.remote import worker_context
@@ -57,6 +57,7 @@ __all__ = [
     "run_evaluation",
     "run_locked",
     "run_tests",
+    "spec_for_run",
     "test_targets",
     "unfinished",
     "when_tests_cannot_run",

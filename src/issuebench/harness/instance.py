@@ -28,7 +28,7 @@ from issuebench.harness.context import EvalContext
 from issuebench.harness.recipe_fallback import other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import ARTIFACT as RUNNER_REPORT_ARTIFACT
-from issuebench.harness.running import resolve_task_spec, run_tests
+from issuebench.harness.running import resolve_task_spec, run_tests, spec_for_run  # noqa: F401 (the face reads it here)
 from issuebench.harness.task_version import log_version_notes
 from issuebench.harness.test_run import TestRun, explain
 from issuebench.models import (

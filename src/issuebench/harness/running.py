@@ -68,6 +68,12 @@ def resolve_task_spec(task: Task, recipes_dir: Path | None, source: Path | None 
     return resolve_with_version(task, recipes_dir, source)
 
 
+def spec_for_run(task: Task, spec: EnvSpec) -> EnvSpec:
+    """What a run of the task builds and runs with: its recipe's spec, with the row's own commands
+    and Python steps (an install the row's eval_script makes becomes part of the environment)."""
+    return with_python_row_steps(task, with_row_commands(task, spec))
+
+
 def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: EnvSpec | None = None,
               log: InstanceLog | None = None, apply_test_patch: bool = True) -> TestRun:
     """Run the task's tests with `model_patch` applied (None: no patch). Never raises for task faults."""
@@ -85,7 +91,7 @@ def run_tests(task: Task, model_patch: str | None, ctx: EvalContext, *, spec: En
         spec = other_recipe(task, ctx, source, f"no environment recipe: {explain(exc)}")
         if spec is None:
             return TestRun(InstanceStatus.ENV_FAILED, f"no environment recipe: {explain(exc)}")
-    spec = with_python_row_steps(task, with_row_commands(task, spec))
+    spec = spec_for_run(task, spec)
     run = TestRun(InstanceStatus.ERROR, exclude_newer=spec.exclude_newer)
     try:
         ws = create_workspace(source, task.base_commit, ctx.workspaces_dir, repo=task.repo, when=task.created_at)
