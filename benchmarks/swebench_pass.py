@@ -31,6 +31,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -101,7 +102,7 @@ def environment_records(home: Path) -> list[dict]:
         built_at = data.get("built_at")
         epoch = dt.datetime.fromisoformat(built_at.replace("Z", "+00:00")).timestamp() if built_at else None
         records.append({"env_hash": manifest.parent.name, "state": "built", "build_seconds": data.get("build_seconds"),
-                        "built_at_epoch": epoch})
+                        "built_at_epoch": epoch, **build_profile(manifest.parent / "build.log")})
     for failed in sorted(root.glob("*.failed.json")):
         try:
             data = json.loads(failed.read_text(encoding="utf-8"))
@@ -109,6 +110,29 @@ def environment_records(home: Path) -> list[dict]:
             data = {}
         records.append({"env_hash": failed.name.split(".")[0], "state": "failed", "reason": data.get("reason", "")})
     return records
+
+
+_TOOK = re.compile(r"# took (\d+(?:\.\d+)?)s, exit (-?\d+|None)$")
+
+
+def build_profile(log: Path) -> dict:
+    """Seconds of a build's timed steps (its log's `# took` lines): in all, in steps that failed (an
+    attempt the build then made again otherwise), and in sandboxed steps (the project's own install)."""
+    out = {"steps_seconds": 0.0, "failed_steps_seconds": 0.0, "sandboxed_seconds": 0.0}
+    sandboxed = False
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        if line.startswith("$ "):
+            sandboxed = line.startswith("$ (sandbox")
+        elif m := _TOOK.match(line):
+            seconds = float(m[1])
+            out["steps_seconds"] += seconds
+            out["failed_steps_seconds"] += seconds if m[2] != "0" else 0.0
+            out["sandboxed_seconds"] += seconds if sandboxed else 0.0
+    return out
 
 
 def uv_cache_dir(env: dict[str, str]) -> Path | None:

@@ -138,7 +138,9 @@ def environment_figures(records: list[Mapping], steps_time: Mapping[str, list[tu
                      if when is not None and any(a - 2 <= when <= b + 2 for a, b in spans)), "before the pass")
         by_step[step] += 1
     failed = [r for r in records if r.get("state") == "failed"]
-    return {"built": len(built), "failed": len(failed), "build_seconds_total": round(sum(seconds), 1),
+    profile = {key: round(sum(float(r.get(key) or 0.0) for r in built), 1)
+               for key in ("steps_seconds", "failed_steps_seconds", "sandboxed_seconds")}
+    return {"built": len(built), "failed": len(failed), "build_seconds_total": round(sum(seconds), 1), **profile,
             "build_seconds_median": _median(seconds), "build_seconds_max": round(seconds[-1], 1) if seconds else None,
             "built_by_step": dict(by_step),
             "failed_reasons": dict(Counter(reason_head(str(r.get("reason") or "")) for r in failed))}
@@ -301,6 +303,10 @@ def render(report: Mapping) -> str:
     out += ["", f"Environments: {env['built']} built ({by_step or 'none'}), {env['failed']} failed; their "
             f"build records add up to {env['build_seconds_total']:.0f} s of build wall time (median "
             f"{_num(env['build_seconds_median'], ' s')}, longest {_num(env['build_seconds_max'], ' s')})."]
+    if env.get("steps_seconds"):
+        out.append(f"- their logs' timed steps: {env['steps_seconds']:.0f} s, of which {env['failed_steps_seconds']:.0f} s "
+                   f"in steps that failed (attempts made again otherwise) and {env['sandboxed_seconds']:.0f} s in "
+                   "sandboxed steps (the project's own install and what it compiles)")
     for why, count in sorted(env["failed_reasons"].items()):
         out.append(f"- failed build ({count}): {why}")
     others = {s: n for s, n in report["environments_step_statuses"].items() if s != "apply_failed"}

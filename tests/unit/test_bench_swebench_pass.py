@@ -160,6 +160,26 @@ def test_each_environment_is_counted_in_the_step_that_built_it() -> None:
     assert figures["failed_reasons"] == {"environment … failed to build: uv pip install": 1}
 
 
+def test_a_builds_profile_splits_its_timed_steps_into_failed_attempts_and_sandboxed_installs(tmp_path: Path) -> None:
+    """Read from a log written as a build writes it (BuildLog and its `took` line)."""
+    import time
+
+    from issuebench.envs.build_log import BuildLog, took
+
+    log = BuildLog(tmp_path / "build.log")
+    for command, seconds, code in (("uv pip install a", 3.0, 1), ("uv pip install b", 2.0, 0),
+                                   ("(sandbox, network=True) pip install -e .", 5.0, 0)):
+        log.write(f"$ {command}\nsome output\n")
+        log.write(took(time.monotonic() - seconds, code))
+    log.close()
+    profile = bench.build_profile(tmp_path / "build.log")
+    assert {k: round(v) for k, v in profile.items()} == {"steps_seconds": 10, "failed_steps_seconds": 3,
+                                                         "sandboxed_seconds": 5}
+    records = [{"state": "built", "build_seconds": 11, "built_at_epoch": 1.0, **profile}]
+    figures = report.environment_figures(records, {})
+    assert round(figures["failed_steps_seconds"]) == 3 and round(figures["sandboxed_seconds"]) == 5
+
+
 def test_the_markdown_names_no_path_of_the_machine(tmp_path: Path) -> None:
     summary = _summary()
     summary["meta"].update(command="python benchmarks/swebench_pass.py --repos CLONES --output OUT",
