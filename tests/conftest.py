@@ -18,6 +18,9 @@ def _issuebench_home(tmp_path_factory: pytest.TempPathFactory):
     empty = tmp_path_factory.mktemp("gitconfig") / "config"
     empty.write_text("")
     os.environ["GIT_CONFIG_GLOBAL"] = str(empty)
+    # uv's cache is the machine's, shared by every worker: a run's prune at its end would wait for
+    # the other workers' installs. Its own test turns it on (test_uv_cache_prune.py).
+    os.environ["ISSUEBENCH_PRUNE_UV_CACHE"] = "0"
     yield
 
 

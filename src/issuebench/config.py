@@ -98,6 +98,12 @@ def keeps_pristine_bytecode() -> bool:
     return os.environ.get("ISSUEBENCH_PRISTINE_BYTECODE", "1") != "0"
 
 
+def prunes_uv_cache() -> bool:
+    """Whether an eval run or `envs build` prunes uv's cache when it ends (harness.uv_cache);
+    ISSUEBENCH_PRUNE_UV_CACHE=0 turns it off."""
+    return os.environ.get("ISSUEBENCH_PRUNE_UV_CACHE", "1") != "0"
+
+
 def uses_compile_cache() -> bool:
     """Whether pristine builds share a compile cache per environment (harness.compile_cache);
     ISSUEBENCH_COMPILE_CACHE=0 turns it off."""

@@ -141,6 +141,10 @@ def build_cmd(
         err_console.print(f"[red]failed[/] {escape(line)}", highlight=False)
     ok = _build_all(builder, jobs, workers, problems)
     console.print(f"{ok} built, {len(problems)} failed")
+    from issuebench.harness import prune_uv_cache
+
+    if pruned := prune_uv_cache():
+        err_console.print(f"note: {pruned}", highlight=False)
     if problems:
         raise typer.Exit(1)
     say_next(console, command("eval", options={  # the gold patches, in the environments just built

@@ -139,7 +139,10 @@ def _require_system(backend: str, tasks: list[Task], recipes: Path | None, repos
 
 
 def _say_other_results(result: EvaluationResult, run_id: str) -> None:
-    """Notes on what the run id already held: results reused, instance folders left out."""
+    """Notes on what the run id already held: results reused, instance folders left out; and what
+    the run did beyond its instances (uv's cache pruned)."""
+    for note in result.notes:
+        err_console.print(f"note: {note}", highlight=False)
     for model in result.models:
         if model.earlier_results:
             err_console.print(f"note: run id {run_id} already held results for {model.earlier_results} of these "

@@ -23,6 +23,7 @@ from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.summary import add_wider_tests, write_summary
 from issuebench.harness.system_check import require_system_packages
 from issuebench.harness.tests_fallback import when_tests_cannot_run
+from issuebench.harness.uv_cache import prune_uv_cache
 from issuebench.harness.workspace import changed_paths, create_workspace, git, remove_workspace
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "fill_submodules",
     "git",
     "missing_blobs",
+    "prune_uv_cache",
     "read_instance_result",
     "read_report",
     "remove_workspace",

@@ -24,6 +24,7 @@ from issuebench.harness.remote import (
 )
 from issuebench.harness.run_lock import run_locked
 from issuebench.harness.summary import write_summary
+from issuebench.harness.uv_cache import prune_uv_cache
 from issuebench.models import InstanceReport, Prediction, Task
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class EvaluationResult:
     run_id: str
     output_dir: Path
     models: list[ModelRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # what the run did beyond its instances
 
     @property
     def reports(self) -> list[InstanceReport]:
@@ -103,7 +105,8 @@ def _run_evaluation(tasks: Iterable[Task], predictions: Iterable[Prediction], ct
     reports: dict[str, list[InstanceReport]] = {m: [] for m in models}
     for (_task, pred), report in finished:
         reports[pred.model_name_or_path].append(report)
-    result = EvaluationResult(run_id=ctx.layout.run_id, output_dir=ctx.layout.output_dir)
+    # The builds' leftovers go when the run ends: no build runs beside the prune, none waits for it.
+    result = EvaluationResult(run_id=ctx.layout.run_id, output_dir=ctx.layout.output_dir, notes=[n for n in [prune_uv_cache()] if n])
     for model, preds in models.items():
         path = write_summary(reports[model], run_id=ctx.layout.run_id, model=model,
                              output_dir=ctx.layout.output_dir, dataset_ids=list(by_id),

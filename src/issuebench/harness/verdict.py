@@ -77,10 +77,11 @@ def _named(test: str, network_tests: list[str]) -> bool:
 def _left_out_and_needed(run) -> str:  # run: harness.test_run.TestRun
     """A clause naming the packages the environment left out that the log shows the tests failing to
     import ("" if none): a miss no patch could turn, said as such in the verdict's one line."""
-    left_out = {canonicalize_name(n): n for n in left_out_packages((run.env_manifest or {}).get("decisions", []))}
+    manifest = getattr(run, "env_manifest", None) or {}   # a run of another backend has none
+    left_out = {canonicalize_name(n): n for n in left_out_packages(manifest.get("decisions", []))}
     if not left_out:
         return ""
-    imported = {canonicalize_name(m.split(".")[0]) for m in _IMPORT_FAILED.findall(run.test_output or run.output or "")}
+    imported = {canonicalize_name(m.split(".")[0]) for m in _IMPORT_FAILED.findall(getattr(run, "test_output", None) or getattr(run, "output", "") or "")}
     needed = [name for key, name in left_out.items() if key in imported]
     if not needed:
         return ""
