@@ -46,3 +46,28 @@ def test_later_runs_grade_the_patched_source_not_the_pristine_bytecode(world) ->
     assert again.status is InstanceStatus.RESOLVED, again.reason
     nothing = evaluate(world, diff_for(world["repo"], {"NOTES.txt": "a patch that fixes nothing\n"}), "bytecode-noop")
     assert nothing.status is InstanceStatus.UNRESOLVED, nothing.reason
+
+
+def test_a_modules_bytecode_is_one_copy_on_disk_in_every_checkout_holding_its_source(world) -> None:
+    """Two base commits with calc/core.py alike: its kept bytecode is one file, linked from both."""
+    from issuebench.harness import EvalOptions, build_context
+    from issuebench.harness.instance import evaluate_instance
+    from issuebench.models import Prediction
+    from tests.integration.attack_world import git
+
+    repo, first = world["repo"], world["task"]
+    (repo / "NOTES.txt").write_text("a later commit that leaves calc/ alone\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "notes")
+    second = first.model_copy(update={"instance_id": "acme__calc-2", "base_commit": git(repo, "rev-parse", "HEAD").strip()})
+    ctx = build_context(EvalOptions(output_dir=world["root"] / "out", run_id="bytecode-shared",
+                                    repos_dir=world["repos"], timeout=60, use_cache=False))
+    pycs = []
+    for task in (first, second):
+        report = evaluate_instance(task, Prediction(instance_id=task.instance_id, model_name_or_path="m",
+                                                    model_patch=task.patch), ctx)
+        assert report.status is InstanceStatus.RESOLVED, report.reason
+        pycs.append(pristine_checkout(world["repos"] / "acme__calc", task.base_commit, task.repo)
+                    / "calc" / "__pycache__" / f"core.{TAG}.pyc")
+    a, b = (p.stat() for p in pycs)
+    assert a.st_ino == b.st_ino and a.st_nlink >= 3   # the store's entry and both checkouts

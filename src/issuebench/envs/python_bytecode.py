@@ -11,7 +11,8 @@ Nothing the run wrote is kept: its `__pycache__` only says which modules to comp
 checked against the checkout's regular files). The compiling runs in the sandbox (`python -I -S`,
 py_compile: compiling executes nothing of the source), reading the checkout read-only and writing
 to a folder of its own; each file then moves into the checkout with a rename, so a copy made at the
-same moment sees a whole .pyc or none.
+same moment sees a whole .pyc or none. A .pyc is shared with every other checkout holding the same
+bytes (content_store), as the checkouts' sources are.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from issuebench import config
+from issuebench.content_store import STORE, share_files
 from issuebench.sandbox import Bind, Limits
 
 # More names than a run could import is a run that made them up: past this many, none is compiled.
@@ -114,6 +116,9 @@ def _compile_into(env: Any, pristine: Path, modules: list[str], tag: str, sandbo
                              env={"PATH": "/usr/bin:/bin"}, limits=_COMPILE_LIMITS)
         if result.status != "ok" or result.returncode != 0:
             return 0, f"the compiling ended {result.status} rc={result.returncode}: {result.output.strip()[-300:]}"
+        # Compiled at one path (the mount's) and hash-checked, a module's bytecode is the same bytes in
+        # every checkout that holds its source unchanged: one copy on disk, as their sources are.
+        share_files(staging / "out", pristine.parent / STORE)
         return sum(_place(staging / "out" / f"{i}.pyc", pristine, rel, tag) for i, rel in enumerate(modules)), ""
     finally:
         shutil.rmtree(staging, ignore_errors=True)
