@@ -242,9 +242,11 @@ def measure_disk(args: argparse.Namespace, state: dict) -> dict:
     named = [("environments", home / "envs", [home / "envs" / "layers"]),
              ("instance layers", home / "envs" / "layers", []),
              ("pristine checkouts", home / "templates", []),
+             ("compile cache", home / "compile-cache", []),
              ("workspaces left", config.workspaces_root(home), []),
              ("result cache", home / "results", []),
-             ("the rest of ISSUEBENCH_HOME", home, [home / n for n in ("envs", "templates", "work", "results")]),
+             ("the rest of ISSUEBENCH_HOME", home,
+              [home / n for n in ("envs", "templates", "compile-cache", "work", "results")]),
              ("run logs and artifacts", args.output / "logs", [])]
     if uv is not None:
         named.append(("uv's cache" + ("" if state.get("uv_cache_own") else ", kept from before the pass"), uv, []))
