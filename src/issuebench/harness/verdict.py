@@ -81,7 +81,8 @@ def _left_out_and_needed(run) -> str:  # run: harness.test_run.TestRun
     left_out = {canonicalize_name(n): n for n in left_out_packages(manifest.get("decisions", []))}
     if not left_out:
         return ""
-    imported = {canonicalize_name(m.split(".")[0]) for m in _IMPORT_FAILED.findall(getattr(run, "test_output", None) or getattr(run, "output", "") or "")}
+    log = getattr(run, "test_output", None) or getattr(run, "output", "") or ""
+    imported = {canonicalize_name(m.split(".")[0]) for m in _IMPORT_FAILED.findall(log)}
     needed = [name for key, name in left_out.items() if key in imported]
     if not needed:
         return ""
