@@ -46,6 +46,10 @@ class Facts:
     # Of those, the ones whose .gitmodules url names a repository: folder -> "owner/name", filled
     # from a local clone of it when one is at hand (harness/submodules.py).
     submodule_repos: dict[str, str] = field(default_factory=dict)
+    # Folders of the repository that a test dependency installs from (poetry's `{ path = ... }`,
+    # uv's path sources): helper packages whose console scripts the tests call (poethepoet's
+    # tests/fixtures/packages/poe_test_helpers); no index holds them.
+    local_packages: list[str] = field(default_factory=list)
 
     @property
     def uses_pytest(self) -> bool:

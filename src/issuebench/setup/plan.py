@@ -16,6 +16,7 @@ from issuebench.setup.extract import Facts
 from issuebench.setup.facts import split_command
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
 from issuebench.setup.source import SourceTree
+from issuebench.tomlcompat import tomllib
 
 EDITABLE_INSTALL = "python -m pip install --no-deps --no-build-isolation -e ."
 PYTEST_CMD = "pytest -rA"
@@ -81,7 +82,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     runner = choose_runner(facts)
     if runner == "pytest":
         tests.append("pytest")
-    packages = merge(build, facts.setup_requires, runtime, tests,
+    helper_build, helper_installs = local_package_installs(facts, tree)
+    packages = merge(build, facts.setup_requires, runtime, tests, helper_build,
                      drop=[*_NEVER_INSTALL, *([self_name] if self_name else [])], keep=runtime)
     installable = facts.has_setup_py or facts.has_pyproject_build
     env_vars = {} if installable else {"PYTHONPATH": _pythonpath(tree)}
@@ -95,7 +97,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         python=pythons[0] if pythons else "3.11",
         packages=packages,
         pre_install=cythonize_commands(generated),
-        install=_install_commands(facts, date) if installable else [],
+        install=[*(_install_commands(facts, date) if installable else []), *helper_installs],
         test_cmd=pytest_cmd if runner == "pytest" else UNITTEST_CMD,
         log_parser="pytest" if runner == "pytest" else "unittest",
         exclude_newer=date,
@@ -151,6 +153,26 @@ def _install_commands(facts: Facts, date: str | None) -> list[str]:
     if facts.has_setup_py and not facts.has_pyproject_build and date and date < PIP_NO_BUILD_ISOLATION_SINCE:
         return [DEVELOP_INSTALL]
     return [EDITABLE_INSTALL]
+
+
+def local_package_installs(facts: Facts, tree: SourceTree) -> tuple[list[str], list[str]]:
+    """(build requirements, install commands) of the repository's own helper packages that its
+    test dependencies name by folder (`facts.local_packages`): each installed from its folder,
+    without build isolation (the build has no index), so its backend is installed first."""
+    build: list[str] = []
+    commands: list[str] = []
+    for path in dict.fromkeys(facts.local_packages):
+        folder = path.removeprefix("./")
+        pyproject = tree.read(f"{folder}/pyproject.toml")
+        if pyproject is None and not tree.exists(f"{folder}/setup.py"):
+            continue
+        try:
+            requires = tomllib.loads(pyproject).get("build-system", {}).get("requires", []) if pyproject else []
+        except tomllib.TOMLDecodeError:
+            requires = []
+        build += [r for r in requires if isinstance(r, str)] or _SETUPTOOLS_BUILD
+        commands.append(f"python -m pip install --no-deps --no-build-isolation {shlex.quote(path)}")
+    return build, commands
 
 
 def choose_runner(facts: Facts) -> str:

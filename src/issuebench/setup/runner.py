@@ -119,6 +119,12 @@ class Run:
         return self.passed / judged_all if judged_all > 0 else 0.0
 
 
+def own_install_failed(build_log: str) -> bool:
+    """Did the build stop at the project's own install (`pip install ... -e .`, `setup.py develop`)?"""
+    command = last_step(build_log).split("\n", 1)[0]
+    return command.startswith("$ ") and (command.rstrip().endswith(" -e .") or "setup.py develop" in command)
+
+
 def last_step(build_log: str) -> str:
     """The build log from its last command (`$ ...` line) on."""
     start = build_log.rfind("\n$ ")

@@ -22,7 +22,7 @@ from issuebench.setup.model import ModelClient
 from issuebench.setup.plan import Plan
 from issuebench.setup.requirements import requirement_name
 from issuebench.setup.rules import Fix, RuleContext, apply_rule
-from issuebench.setup.runner import Run, Runner
+from issuebench.setup.runner import Run, Runner, own_install_failed
 from issuebench.setup.source import SourceTree
 from issuebench.setup.tools import with_dated_tools
 
@@ -141,6 +141,11 @@ class Search:
         if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses and \
                 "judged tests passed" in refused:
             return None           # the suite needs the internet: no environment passes it offline
+        if diagnosis is not None and diagnosis.kind == "needs_network" and run.stage == "build" and \
+                own_install_failed(run.log):
+            # The project's own build reaches for the internet (keyring's coherent.licensed fetches
+            # its licence text): no other Python or package changes that; trying each cost minutes.
+            return None
         fix = None
         if plan.origin.startswith("memory") and self.queue:
             # A remembered recipe that fails here is dropped for this commit's own files.
