@@ -4,6 +4,7 @@ fallback, so validate and eval do not search again)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from issuebench.collect import pipeline as P
 from issuebench.collect.versions import group_by_version
 from issuebench.errors import InputError
 from issuebench.models import EnvSpec, Task
-from issuebench.setup import remember, setup_repository
+from issuebench.setup import remember, remember_recipe, setup_fingerprint, setup_repository
 from issuebench.tomlcompat import tomllib
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
     recipe = load_recipe(opts.recipe) if opts.recipe else None
     groups = group_by_version(tasks)
     setups: list[dict] = []
+    accepted: dict[str, tuple[EnvSpec, dict]] = {}     # what setup reads of a commit -> its recipe
     for index, group in enumerate(groups.values(), 1):
         version = group[0].version
         spec = recipe or next((t.env for t in group if t.env is not None), None)
@@ -49,7 +51,14 @@ def attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
             if opts.progress:
                 opts.progress(f"setup {index}/{len(groups)}: version {version} ({len(group)} candidates) at "
                               f"{(group[0].environment_setup_commit or group[0].base_commit)[:12]}")
-            spec, record = _setup_group(repo_dir, group[0], opts)
+            started = time.monotonic()
+            fingerprint = setup_fingerprint(repo_dir, group[0].environment_setup_commit or group[0].base_commit)
+            if fingerprint is not None and fingerprint in accepted:
+                spec, record = _reuse(accepted[fingerprint], group[0], time.monotonic() - started)
+            else:
+                spec, record = _setup_group(repo_dir, group[0], opts)
+                if spec is not None and fingerprint is not None:
+                    accepted[fingerprint] = (spec, record)
             record.update(version=version, tasks=len(group))
             setups.append(record)
             if opts.progress:
@@ -62,6 +71,23 @@ def attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
             if task.env is not None:
                 table.add("set up")
     return setups
+
+
+def _reuse(found: tuple[EnvSpec, dict], task: Task, seconds: float) -> tuple[EnvSpec, dict]:
+    """The recipe of an earlier group that reads the same, held to this group's date; remembered
+    as the version's setup outcome like one that was searched for."""
+    spec, earlier = found
+    when = task.created_at or spec.exclude_newer
+    spec = spec.model_copy(update={"exclude_newer": when} if when else {}, deep=True)
+    commit = task.environment_setup_commit or task.base_commit
+    record = {key: earlier.get(key) for key in ("python", "tests_run", "tests_passed", "tests_skipped",
+                                                 "modules_unimportable", "files_cut", "judged_on")}
+    record.update(commit=commit, date=task.created_at, accepted=True, iterations=0, seconds=round(seconds, 2),
+                  reused_from=earlier.get("version"),
+                  reason=f"same requirements, build and test commands as version {earlier.get('version')}: "
+                         "its recipe, at this version's date")
+    remember_recipe(task, spec, commit, record["reason"], record)
+    return spec, record
 
 
 def _setup_group(repo_dir: Path, task: Task, opts: CollectOptions) -> tuple[EnvSpec | None, dict]:

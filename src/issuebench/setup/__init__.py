@@ -5,7 +5,8 @@ recipe; see docs/setup.md.
 """
 
 from issuebench.setup.any_language import setup_repository
-from issuebench.setup.fallback import fallback_spec, remember, remembered, remembered_spec
+from issuebench.setup.fallback import fallback_spec, remember, remember_recipe, remembered, remembered_spec
+from issuebench.setup.fingerprint import setup_fingerprint
 from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult
 from issuebench.setup.recipe_io import write_recipe
 from issuebench.setup.runner import FILE_BUDGET
@@ -18,8 +19,10 @@ __all__ = [
     "SetupResult",
     "fallback_spec",
     "remember",
+    "remember_recipe",
     "remembered",
     "remembered_spec",
+    "setup_fingerprint",
     "setup_repository",
     "write_recipe",
 ]

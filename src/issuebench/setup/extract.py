@@ -12,7 +12,6 @@ import re
 import sys
 from typing import Any
 
-from issuebench.setup.data import canonical_name
 from issuebench.setup.extract_tools import (
     read_ci,
     read_docs,
@@ -23,12 +22,8 @@ from issuebench.setup.extract_tools import (
 )
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
-from issuebench.setup.requirements import (
-    only_for_python,
-    parse_requirements_text,
-    python_of_path,
-    requirement_name,
-)
+from issuebench.setup.local_packages import local_path, path_dependency, read_uv_path_sources
+from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
 if sys.version_info >= (3, 11):
@@ -186,8 +181,8 @@ def _read_poetry(poetry: dict[str, Any], facts: Facts) -> None:
     for group, body in poetry.get("group", {}).items():
         if group.lower() in TEST_EXTRAS:
             dev.update(body.get("dependencies", {}))
-    facts.local_packages += [_local_path(v["path"]) for v in dev.values() if _path_dependency(v)]
-    facts.test_requires += [_poetry_req(n, v) for n, v in dev.items() if not _path_dependency(v)]
+    facts.local_packages += [local_path(v["path"]) for v in dev.values() if path_dependency(v)]
+    facts.test_requires += [_poetry_req(n, v) for n, v in dev.items() if not path_dependency(v)]
     for extra, names in poetry.get("extras", {}).items():
         facts.extras.setdefault(extra, []).extend(names)
 
@@ -206,29 +201,7 @@ def _read_other_tools(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> N
     legacy = tool.get("tox", {}).get("legacy_tox_ini")
     if legacy:
         read_tox(legacy, facts, tree)
-    _read_uv_path_sources(tool.get("uv", {}).get("sources", {}), facts)
-
-
-def _read_uv_path_sources(sources: Any, facts: Facts) -> None:
-    """A test requirement uv takes from a folder of the repository (`[tool.uv.sources] name =
-    { path = "..." }`) is that folder's package, which no index holds: installed from the folder."""
-    local = {canonical_name(name): _local_path(source["path"]) for name, source in
-             (sources.items() if isinstance(sources, dict) else []) if _path_dependency(source)}
-    if not local:
-        return
-    named = {r: canonical_name(requirement_name(r) or "") for r in facts.test_requires}
-    facts.local_packages += [local[n] for n in dict.fromkeys(named.values()) if n in local]
-    facts.test_requires = [r for r in facts.test_requires if named[r] not in local]
-
-
-def _path_dependency(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("path"), str) and bool(value["path"].strip())
-
-
-def _local_path(path: str) -> str:
-    """A folder named relative to the repository's root, as `./x/y`."""
-    parts = [p for p in path.strip().split("/") if p not in ("", ".")]
-    return "./" + "/".join(parts)
+    read_uv_path_sources(tool.get("uv", {}).get("sources", {}), facts)
 
 
 def _hatch_test_commands(envs: dict[str, Any]) -> list[str]:

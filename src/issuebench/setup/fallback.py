@@ -88,12 +88,24 @@ def _entry(result: Any, commit: str, why: str) -> dict[str, Any]:
             "failing_tests": result.failing_tests}
 
 
-def remember(task: Task, result: Any, commit: str) -> None:
-    """Keep a setup `collect` ran for the task's version as the version's fallback outcome (when
-    none is remembered yet): the fallback then uses it, or knows it failed, without searching."""
+def remember_recipe(task: Task, spec: EnvSpec, commit: str, why: str, counts: dict[str, Any]) -> None:
+    """Keep a recipe collect took for the task's version without a search (another version's, whose
+    files read the same) as the version's fallback outcome, when none is remembered yet."""
+    entry = {"accepted": True, "commit": commit, "because": why, "reason": "",
+             "env": spec.model_dump(mode="json"), "tests_run": counts.get("tests_run"),
+             "tests_passed": counts.get("tests_passed"), "failing_tests": []}
+    _keep(task, entry)
+
+
+def _keep(task: Task, entry: dict[str, Any]) -> None:
     store = _store()
     with (store / f".{_key(task)}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if remembered(task) is None:
-            entry = _entry(result, commit, "set up by collect for this version")
             (store / f"{_key(task)}.json").write_text(json.dumps(entry, indent=2), encoding="utf-8")
+
+
+def remember(task: Task, result: Any, commit: str) -> None:
+    """Keep a setup `collect` ran for the task's version as the version's fallback outcome (when
+    none is remembered yet): the fallback then uses it, or knows it failed, without searching."""
+    _keep(task, _entry(result, commit, "set up by collect for this version"))
