@@ -143,7 +143,7 @@ def run_repo(clone: Path, args: argparse.Namespace) -> dict:
     row["statement_sources"] = dict(Counter(c.get("problem_source", "?") for c in candidates))
     row["setups"] = [{k: s.get(k) for k in ("version", "tasks", "accepted", "python", "iterations", "seconds",
                                             "tests_run", "tests_passed", "tests_skipped", "modules_unimportable",
-                                            "files_cut", "judged_on", "reason")}
+                                            "files_cut", "judged_on", "reason", "reused_from")}
                      for s in _jsonl(work / "cand.setup.jsonl")]
     row.update(kept=0, rejected={}, gold_resolved=0, noop_resolved=0, good=0, audit={})
     if candidates:
@@ -208,6 +208,19 @@ def append(path: Path, row: dict) -> None:
         fh.write(json.dumps(row) + "\n")
 
 
+def _with_reuse(out: Path, row: dict) -> list[dict]:
+    """The row's setups, each with `reused_from` as collect's own cand.setup.jsonl says (rows written
+    before the script kept that key lack it)."""
+    said = {s.get("version"): s.get("reused_from") for s in _jsonl(out / row["repo"] / "cand.setup.jsonl")}
+    return [{**s, "reused_from": s.get("reused_from") or said.get(s.get("version"))} for s in row["setups"]]
+
+
+def _setup_word(setup: dict) -> str:
+    if setup.get("reused_from"):
+        return f"ok (recipe of {setup['reused_from']})"
+    return "ok" if setup["accepted"] else "no"
+
+
 def report(out: Path, part: str) -> None:
     rows = {r["repo"]: r for r in _jsonl(out / "results.jsonl")}      # the last row of a repository counts
     rows = {k: v for k, v in rows.items() if part == "all" or v["part"] == part}
@@ -217,10 +230,12 @@ def report(out: Path, part: str) -> None:
     print("| repository | part | candidates | setup (version: result, passed/run, skipped, unimportable, cut) | "
           "kept | gold / no-op resolved | good | audit passed | s collect / validate / eval | load | failures |")
     print("|---|---|---:|---|---:|---|---:|---:|---|---|---|")
+    for r in rows.values():
+        r["setups"] = _with_reuse(out, r)
     for name, r in sorted(rows.items()):
         secs = {s["stage"]: s["seconds"] for s in r["stages"]}
         loads = [s["load"][0] for s in r["stages"]]
-        setups = "; ".join(f"{s['version']}: {'ok' if s['accepted'] else 'no'}, {s.get('tests_passed')}/"
+        setups = "; ".join(f"{s['version']}: {_setup_word(s)}, {s.get('tests_passed')}/"
                            f"{s.get('tests_run')}, {s.get('tests_skipped')}, {s.get('modules_unimportable')}, "
                            f"{len(s.get('files_cut') or [])}" for s in r["setups"]) or "-"
         sources = ", ".join(f"{k} {v}" for k, v in r.get("statement_sources", {}).items())
@@ -255,6 +270,11 @@ def report(out: Path, part: str) -> None:
     print(f"- good tasks passing the Verified-style checks: {passing}/{audited}"
           + (f" ({passing / audited:.0%})" if audited else "")
           + ("; reasons: " + "; ".join(f"{k} ({v})" for k, v in reasons.most_common()) if reasons else ""))
+    searched = [s for r in rows.values() for s in r["setups"] if not s.get("reused_from")]
+    reused = [s for r in rows.values() for s in r["setups"] if s.get("reused_from")]
+    print(f"- setup per version group: {len(searched)} searched ({sum(s.get('seconds') or 0 for s in searched):.0f} s"
+          f", {sum(1 for s in searched if s.get('accepted'))} accepted), {len(reused)} took an accepted group's "
+          f"recipe without a search ({sum(s.get('seconds') or 0 for s in reused):.0f} s)")
     stage_totals: Counter = Counter()
     for r in rows.values():
         for s in r["stages"]:
