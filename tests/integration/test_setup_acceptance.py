@@ -72,19 +72,61 @@ def test_a_test_module_that_fails_to_import_counts_as_its_tests_failing(tmp_path
     assert "the first: ModuleNotFoundError: No module named 'not_a_module_anywhere'" in result.attempts[0].refusal
 
 
-def test_the_confirmation_run_must_report(tmp_path: Path) -> None:
-    # 70 files: judged on a sample of 20, then confirmed on 40; a conftest that ends any session of
-    # more than 20 files makes the confirmation report nothing.
-    files = {"pyproject.toml": PYPROJECT,
-             "tests/conftest.py": "import os\n\ndef pytest_collection_modifyitems(items):\n"
-                                  "    if len({str(i.fspath) for i in items}) > 20:\n        os._exit(3)\n"}
+# A conftest that ends a session (exit 3, no result) once an earlier session of the same
+# environment ran: `what` says which earlier session counts.
+_SECOND_SESSION_DIES = """import os, pathlib
+
+MARK = pathlib.Path(__file__).parent / ".sessions"
+
+def pytest_collection_modifyitems(items):
+    files = {{os.path.basename(str(i.fspath)) for i in items}}
+    seen = set(MARK.read_text().split()) if MARK.exists() else set()
+    if {what}:
+        os._exit(3)
+    MARK.write_text(" ".join(seen | files))
+"""
+
+
+def _seventy_files(conftest: str) -> dict[str, str]:
+    # 70 files: judged on a sample of 20, then confirmed on 40.
+    files = {"pyproject.toml": PYPROJECT, "tests/conftest.py": conftest}
     files.update({f"tests/test_{i:02d}.py": FAST.replace("fast", f"f{i}") for i in range(70)})
-    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    return files
+
+
+def test_the_confirmation_run_must_report(tmp_path: Path) -> None:
+    # Any session after the first ends with no result: the confirmation reports nothing.
+    init_repo(tmp_path / "r", _seventy_files(_SECOND_SESSION_DIES.format(what="seen")), date="2024-06-01T00:00:00Z")
     result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
     assert not result.success
     first = result.attempts[0]
     assert "the confirmation run reported no test" in first.judged_on
     assert first.tests_run == 0
+
+
+def test_the_confirmation_runs_only_files_the_first_sample_did_not(tmp_path: Path) -> None:
+    # A session that holds a file an earlier session ran ends with no result: were the first
+    # sample's 20 files run again, the confirmation would report nothing.
+    init_repo(tmp_path / "r", _seventy_files(_SECOND_SESSION_DIES.format(what="seen & files")),
+              date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    first = result.attempts[0]
+    assert first.judged_on == "40 of 70 test files"
+    # Both runs' results are judged: 40 files of 6 tests.
+    assert (first.tests_run, first.tests_passed) == (240, 240)
+
+
+def test_a_file_cut_for_time_in_the_first_sample_is_not_run_again(tmp_path: Path) -> None:
+    files = _seventy_files("")
+    files["tests/test_00.py"] = "import time\n\ndef test_slow():\n    time.sleep(120)\n"   # in the first sample
+    init_repo(tmp_path / "r", files, date="2024-06-01T00:00:00Z")
+    said: list[str] = []
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1, file_budget=3, progress=said.append)
+    assert result.success, result.summary()
+    assert result.files_cut == ["tests/test_00.py"]
+    assert sum("tests/test_00.py ran out of its" in line for line in said) == 1, said
+    assert result.tests_passed == 39 * 6
 
 
 def test_a_run_cut_for_its_output_still_counts_what_finished(tmp_path: Path) -> None:
