@@ -163,6 +163,22 @@ def test_collect_builds_rows_from_prs_only_by_default(repo: Repo) -> None:
     assert table["rejected"] == {"no test change": 1}
 
 
+def test_a_pull_request_changing_only_housekeeping_files_besides_tests_is_no_candidate(repo: Repo) -> None:
+    # zope's template updates: CI workflows, a manifest, editor settings and a test tweak, no code.
+    repo.commit("Update to the latest c-code template (#37)", {
+        ".github/workflows/tests.yml": "on: push\n", ".meta.toml": "[meta]\n", "MANIFEST.in": "include *.txt\n",
+        ".manylinux-install.sh": "echo\n", "tests/test_m.py": "def test_f():\n    assert 1\n"})
+    # The same files beside a change of the package: a candidate, its gold patch whole.
+    repo.commit("Fix f and the CI (#38)", {".github/workflows/tests.yml": "on: [push]\n",
+                                            "pkg/m.py": "def f():\n    return 6\n",
+                                            "tests/test_m.py": "def test_six():\n    assert 6\n"})
+    result = collect(repo.path, CollectOptions(run_setup=False))
+    tasks = {t.instance_id: t for t in result.tasks}
+    assert "acme__widgets-37" not in tasks
+    assert ".github/workflows/tests.yml" in tasks["acme__widgets-38"].patch
+    assert result.table.to_dict()["rejected"] == {"no test change": 1, "no code change": 1}
+
+
 def test_collect_commits_mode_and_max(repo: Repo) -> None:
     result = collect(repo.path, CollectOptions(include_commits=True, run_setup=False))
     assert [t.model_extra["problem_source"] for t in result.tasks] == ["pr_message", "pr_message",

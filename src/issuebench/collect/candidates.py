@@ -125,6 +125,20 @@ def left_out_by_reference(path: str) -> bool:
     return any(part.lower() in doc_dirs for part in parts[:-1]) and not parts[-1].endswith(".py")
 
 
+@functools.cache
+def _housekeeping_globs() -> tuple[str, ...]:
+    data = tomllib.loads(resources.files("issuebench.collect").joinpath("data/housekeeping_paths.toml")
+                         .read_text())
+    return tuple(data["globs"])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def housekeeping(path: str) -> bool:
+    """A continuous-integration, editor, linter or packaging-manifest file: no test's outcome
+    depends on it (data/housekeeping_paths.toml)."""
+    return any(fnmatch.fnmatchcase(path, glob) for glob in _housekeeping_globs())
+
+
 def split_diff(diff_text: str, is_test: PathPredicate, *,
                keep_left_out: bool = True) -> tuple[str, str]:
     """Split a git diff into (code patch, test patch) file by file, in the original order;
