@@ -289,3 +289,15 @@ def test_a_configuration_that_stops_at_the_first_failure_still_has_its_whole_sui
     assert result.success, result.summary()
     assert (result.tests_run, result.tests_passed) == (25, 24)
     assert "--maxfail=0" in result.spec.test_cmd
+
+
+def test_a_build_failure_no_signature_knows_is_named_by_its_last_error_line(tmp_path: Path) -> None:
+    # elementpath 1.4's builds failed on three Pythons and the result said only "unknown error".
+    setup_py = ("from setuptools import setup\n"
+                "raise SystemExit('frobnicator error: the widget table is not configured')\n"
+                "setup(name='pkg', version='1.0', packages=['pkg'])\n")
+    init_repo(tmp_path / "r", {"setup.py": setup_py, "pkg/__init__.py": "", "tests/test_fast.py": FAST},
+              date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert not result.success
+    assert "frobnicator error: the widget table is not configured" in result.reason, result.reason

@@ -17,6 +17,7 @@ from typing import Any
 
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
+from issuebench.setup.diagnose import error_line
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.judging import MIN_TESTS
 from issuebench.setup.memory import RecipeMemory
@@ -181,6 +182,14 @@ def has_tests(tree: SourceTree, facts: Facts) -> bool:
     return any("doctest" in command for command in facts.test_commands)
 
 
+def _failure_named(attempt: Attempt) -> str:
+    """The attempt's diagnosed kind, or for a failure no signature knows its log's last error line."""
+    if attempt.error_kind:
+        return attempt.error_kind
+    line = error_line(attempt.error)
+    return f"unknown error: {line}" if line else "unknown error"
+
+
 def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],
             best: tuple[Run, Plan, str] | None, threshold: float, store: RecipeMemory | None,
             started: float) -> SetupResult:
@@ -189,7 +198,7 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         last = attempts[-1] if attempts else None
         return SetupResult(False, repo, tree.commit, when, EnvSpec.model_validate(last.spec) if last else None,
                            None, [], None, 0, 0, [], attempts, time.monotonic() - started,
-                           reason=f"no attempt ran the tests ({last.error_kind or 'unknown error'})" if last else "")
+                           reason=f"no attempt ran the tests ({_failure_named(last)})" if last else "")
     run, plan, judged_on = best
     refused = next((a.refusal for a in reversed(attempts) if a.refusal and a.tests_passed == run.passed), "")
     reason = "" if success else (f"best attempt passed {run.passed}/{len(run.counted)} tests "
