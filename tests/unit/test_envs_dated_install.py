@@ -9,6 +9,7 @@ from issuebench.envs.dated_install import (
     constraint_lines,
     local_install_targets,
     pep621_requirements,
+    split_listing,
     wanted_extras,
 )
 
@@ -42,6 +43,18 @@ def test_setup_py_requirements_are_read_with_their_extras_and_markers(tmp_path: 
     assert "docutils>=0.12" in lines and "pytest" in lines and "sphinx" not in lines
     assert any(line.startswith("importlib_metadata ; python_version") for line in lines)
     assert subprocess.run([sys.executable, str(SCRIPT), ""], cwd=tmp_path / "..", capture_output=True).returncode == 3
+
+
+def test_a_setup_py_without_requirements_still_names_its_project(tmp_path: Path):
+    # elementpath 1.4: no install_requires; its test dependency xmlschema depends on elementpath, so
+    # the dated resolution pins elementpath, and a constraint on the project itself makes pip refuse
+    # `pip install -e .`. The name lets the constraints leave it out.
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='elem-path', version='1.4.3')\n")
+    proc = subprocess.run([sys.executable, str(SCRIPT), ""], cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    requirements, project = split_listing(proc.stdout.splitlines())
+    assert requirements == [] and project is not None
+    assert constraint_lines("elem-path==1.4.3\nxmlschema==1.1.2\n", [], exclude=project) == ["xmlschema==1.1.2"]
 
 
 def test_the_setup_py_reader_leaves_no_temporary_folder_behind(tmp_path: Path):

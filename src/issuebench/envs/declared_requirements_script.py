@@ -50,11 +50,13 @@ def _listing(extras, base):
         return _unreadable("setup.py egg_info failed (exit " + str(proc.returncode) + "): " + last)
     if not found:
         return _unreadable("setup.py egg_info wrote no .egg-info folder")
+    # The name first, requirements or not: a constraint naming the project itself (a test
+    # dependency that depends on it: elementpath 1.4 and xmlschema) makes pip refuse its install.
+    name = os.path.basename(found[0])[: -len(".egg-info")]
+    print("# project: " + name)
     path = os.path.join(found[0], "requires.txt")
     if not os.path.exists(path):
         return 0  # a project with no requirements
-    name = os.path.basename(found[0])[: -len(".egg-info")]
-    print("# project: " + name)
     sections = {}
     section, marker = "", ""
     with open(path) as handle:
