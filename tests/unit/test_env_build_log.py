@@ -29,3 +29,21 @@ def test_the_package_the_registry_cannot_give_is_named():
 
 def test_other_failures_are_left_to_the_last_error_line():
     assert registry_miss_line("gyp ERR! build error\nnpm ERR! code 1\n") is None
+
+
+# pip 23's output for a setup.py that exits with its own message.
+PIP_FRAME = """  Preparing metadata (setup.py): finished with status 'error'
+  error: subprocess-exited-with-error
+  × python setup.py egg_info did not run successfully.
+  ╰─> [1 lines of output]
+      frobnicator error: the widget table is not configured
+      [end of output]
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+error: metadata-generation-failed
+× Encountered error while generating package metadata.
+╰─> See above for output.
+"""
+
+
+def test_a_failed_build_is_named_by_its_own_output_not_pips_frame():
+    assert last_error_line(PIP_FRAME) == "frobnicator error: the widget table is not configured"

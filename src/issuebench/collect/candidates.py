@@ -104,10 +104,13 @@ _HEADER_START = re.compile(r"^diff --git a/", re.MULTILINE)
 _OTHER_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
+def _data(name: str) -> dict:
+    return tomllib.loads(resources.files("issuebench.collect").joinpath(f"data/{name}").read_text())
+
+
 @functools.cache
 def _left_out_rules() -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
-    data = tomllib.loads(resources.files("issuebench.collect").joinpath("data/left_out_paths.toml")
-                         .read_text())
+    data = _data("left_out_paths.toml")
     return (tuple(n.lower() for n in data["names"]), frozenset(data["dirs"]), frozenset(data["doc_dirs"]))
 
 
@@ -127,9 +130,7 @@ def left_out_by_reference(path: str) -> bool:
 
 @functools.cache
 def _housekeeping_globs() -> tuple[str, ...]:
-    data = tomllib.loads(resources.files("issuebench.collect").joinpath("data/housekeeping_paths.toml")
-                         .read_text())
-    return tuple(data["globs"])
+    return tuple(_data("housekeeping_paths.toml")["globs"])
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -137,6 +138,12 @@ def housekeeping(path: str) -> bool:
     """A continuous-integration, editor, linter or packaging-manifest file: no test's outcome
     depends on it (data/housekeeping_paths.toml)."""
     return any(fnmatch.fnmatchcase(path, glob) for glob in _housekeeping_globs())
+
+
+def counts_as_code(path: str, keep_left_out: bool = False) -> bool:
+    """A non-test file whose change makes a pull request a candidate: neither housekeeping nor (unless
+    kept) a file the reference's gold patches leave out."""
+    return not housekeeping(path) and (keep_left_out or not left_out_by_reference(path))
 
 
 def split_diff(diff_text: str, is_test: PathPredicate, *,

@@ -15,8 +15,7 @@ from issuebench import config
 from issuebench.collect import pipeline as P
 from issuebench.collect.candidates import (
     changes_tests_and_code,
-    housekeeping,
-    left_out_by_reference,
+    counts_as_code,
     split_diff,
     test_predicate,
 )
@@ -226,11 +225,8 @@ class _Miner:
                 self.table.reject(P.DIFF_FAILED)
                 continue
             files = [line for line in listing.splitlines() if line]
-            # A change to housekeeping files alone (CI, linters, manifests) is no code change.
             has_test, has_code = changes_tests_and_code(
-                [f for f in files if self.is_test(f) or (
-                    (self.opts.keep_changelog or not left_out_by_reference(f)) and not housekeeping(f))],
-                self.is_test)
+                [f for f in files if self.is_test(f) or counts_as_code(f, self.opts.keep_changelog)], self.is_test)
             if not (has_test and has_code):
                 self.table.reject(P.NO_TEST_CHANGE if not has_test else P.NO_CODE_CHANGE)
                 continue

@@ -52,10 +52,21 @@ class StepFailed(Exception):
         self.output = output
 
 
+# pip's frame around a failing build: it says that the build failed, not why (the cause is the
+# build's own output inside the frame: "frobnicator error: ...", "Could not satisfy constraints ...").
+_PIP_FRAME = ("error: subprocess-exited-with-error", "error: metadata-generation-failed",
+              "error: failed-wheel-build-for-install", "did not run successfully",
+              "Encountered error while generating package metadata", "This error originates from a subprocess",
+              "This is an issue with the package mentioned above", "See above for", "with status 'error'")
+
+
 def last_error_line(text: str) -> str:
+    """The last line of a failed step's output that says error or failed (pip's frame left aside), else
+    its last line."""
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     for line in reversed(lines):
-        if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line):
+        if re.search(r"error|Error|ERROR|failed|No solution|unsatisfiable", line) and \
+                not any(frame in line for frame in _PIP_FRAME):
             return line[:400]
     return lines[-1][:400] if lines else "no output"
 

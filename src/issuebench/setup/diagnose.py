@@ -69,24 +69,6 @@ def excerpt(text: str, position: int | None = None, limit: int = 2500) -> str:
     return text[start:start + limit]
 
 
-# Lines of pip's, uv's and the runner's own frame around a failure: they say that it failed, not why.
-_FRAME_STARTS = ("×", "╰─", "├─", "│", "note:", "hint:", "error: subprocess-exited-with-error",
-                 "error: metadata-generation-failed", "error: failed-wheel-build", "environment ", "[end of output]",
-                 "# took", "$ ")
-
-
-def error_line(text: str, limit: int = 200) -> str:
-    """The last line of a log that says error or failed, pip's and uv's frame left aside, else its
-    last line: what a refusal can name when no known failure matched (a plain scan, linear)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    own = [line for line in lines if not line.startswith(_FRAME_STARTS) and "with status 'error'" not in line]
-    for line in reversed(own):
-        lowered = line.lower()
-        if "error" in lowered or "failed" in lowered:
-            return line[:limit]
-    return (own or lines or [""])[-1][:limit]
-
-
 def _line_at(text: str, position: int) -> str:
     start = text.rfind("\n", 0, position) + 1
     end = text.find("\n", position)

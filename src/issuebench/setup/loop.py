@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from issuebench.envs.build_log import last_error_line
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
-from issuebench.setup.diagnose import error_line
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.judging import MIN_TESTS
 from issuebench.setup.memory import RecipeMemory
@@ -186,8 +186,7 @@ def _failure_named(attempt: Attempt) -> str:
     """The attempt's diagnosed kind, or for a failure no signature knows its log's last error line."""
     if attempt.error_kind:
         return attempt.error_kind
-    line = error_line(attempt.error)
-    return f"unknown error: {line}" if line else "unknown error"
+    return f"unknown error: {last_error_line(attempt.error)}" if attempt.error.strip() else "unknown error"
 
 
 def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attempt],
