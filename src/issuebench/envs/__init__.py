@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from issuebench.envs.build_log import EnvBuildError
+from issuebench.envs.build_log import EnvBuildError, last_error_line
 from issuebench.envs.builder import EnvBuilder, exclude_newer_args
 from issuebench.envs.cache import clear_failure, env_path, list_envs, prune, real_disk_usage
 from issuebench.envs.dated_install import (
@@ -68,6 +68,7 @@ __all__ = [
     "installed_pythons",
     "instance_layer",
     "known_versions",
+    "last_error_line",
     "layer_for",
     "left_out_packages",
     "list_envs",

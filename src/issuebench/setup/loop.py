@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs.build_log import last_error_line
+from issuebench.envs import last_error_line
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
 from issuebench.setup.extract import Facts, extract
