@@ -37,10 +37,12 @@ class Script:
     def __init__(self, before, after) -> None:
         self.before, self.after = itertools.cycle(before), itertools.cycle(after)
         self.calls: list[bool] = []
+        self.limits: list[float | None] = []
 
-    def __call__(self, task: Task, model_patch: str | None) -> FakeRun:
+    def __call__(self, task: Task, model_patch: str | None, time_limit: float | None = None) -> FakeRun:
         gold = model_patch is not None
         self.calls.append(gold)
+        self.limits.append(time_limit)
         item = next(self.after if gold else self.before)
         return item if isinstance(item, FakeRun) else FakeRun(status_map=item)
 
@@ -93,7 +95,7 @@ def test_gold_breaking_an_unrelated_test_is_rejected() -> None:
 def test_no_fail_to_pass_stops_after_the_first_pair_of_runs() -> None:
     script = Script([{"t::a": PASSED}], [{"t::a": PASSED}])
     verdict = validate_task(_task(), script, repeats=3)
-    assert verdict.reason == P.NO_FAIL_TO_PASS and script.calls == [False, True]
+    assert verdict.reason == P.NO_FAIL_TO_PASS and script.calls == [True, False]
     assert verdict.validated and verdict.task.PASS_TO_PASS == ["t::a"]
 
 
@@ -103,9 +105,24 @@ def test_a_collection_error_before_the_fix_counts_as_failing() -> None:
     assert verdict.kept and verdict.task.FAIL_TO_PASS == ["t::fix"]
 
 
+def test_the_unfixed_run_is_held_to_a_multiple_of_the_fixed_runs_time() -> None:
+    slow_fix = FakeRun(status_map={"t::fix": PASSED}, durations={"tests": 30.0})
+    script = Script([{"t::fix": FAILED}], [slow_fix])
+    assert validate_task(_task(), script, repeats=2).kept
+    # gold first, unlimited; then the unfixed code, at ten times the fixed run's 30 s
+    assert script.calls == [True, False, True, False] and script.limits == [None, 300.0, None, 300.0]
+    quick_fix = FakeRun(status_map={"t::fix": PASSED}, durations={"tests": 0.4})
+    hang = FakeRun(InstanceStatus.TIMEOUT, "the run took longer than 60s")
+    script = Script([hang], [quick_fix])
+    verdict = validate_task(_task(), script)
+    assert script.limits == [None, 60.0]  # never under a minute
+    assert verdict.reason == P.TIMEOUT and "hang or crawl before the fix" in verdict.detail
+    assert "0.4s" in verdict.detail
+
+
 def test_run_failures_become_reasons() -> None:
     cases = {
-        P.INSTALL_FAILED: (FakeRun(InstanceStatus.ENV_FAILED, "uv pip install failed"), None),
+        P.INSTALL_FAILED: (None, FakeRun(InstanceStatus.ENV_FAILED, "uv pip install failed")),
         P.TIMEOUT: (FakeRun(InstanceStatus.TIMEOUT, "killed after 5s"), None),
         P.GOLD_DOES_NOT_APPLY: (None, FakeRun(InstanceStatus.APPLY_FAILED, "hunk 1 failed")),
         P.TEST_PATCH_DOES_NOT_APPLY: (FakeRun(InstanceStatus.TEST_PATCH_FAILED, "test patch does not apply: x"), None),
@@ -127,7 +144,7 @@ def test_rows_without_test_or_code_change_are_rejected_without_running() -> None
 
 
 def test_validate_table_counts_stages_and_reasons_in_parallel() -> None:
-    def runner(task: Task, model_patch: str | None) -> FakeRun:
+    def runner(task: Task, model_patch: str | None, time_limit: float | None = None) -> FakeRun:
         if task.instance_id.endswith("boom"):
             raise RuntimeError("harness crashed")
         if task.instance_id.endswith("env"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,8 +62,19 @@ class TestRunLike(Protocol):
     durations: dict[str, float]
 
 
-# (task, model patch or None) -> the harness's TestRun
-Runner = Callable[[Task, str | None], TestRunLike]
+class Runner(Protocol):
+    """(task, model patch or None) -> the harness's TestRun; `time_limit` (seconds) lowers the
+    run's own limit for this one run."""
+
+    def __call__(self, task: Task, model_patch: str | None, time_limit: float | None = None) -> TestRunLike: ...
+
+
+# The unfixed code's runs may take this many times the fixed code's test time, and never less than
+# the floor: a before-run past that hangs or crawls (aiosqlite's connection thread, never stopped
+# before its fix, kept the test process alive until the limit), so the task is rejected in a minute,
+# not at the whole --timeout, and no eval of a patch that fixes nothing would end before its limit.
+BEFORE_LIMIT_FACTOR = 10.0
+BEFORE_LIMIT_FLOOR = 60.0
 
 
 @dataclass
@@ -144,18 +155,31 @@ def _repeated_runs(task: Task, runner: Runner, repeats: int,
     after: list[TestStatusMap] = []
     test_files = files_in_diff(task.test_patch)
     outside: set[str] = set()
+    fixed_seconds = 0.0
     for attempt in range(max(1, repeats)):
-        for gold, maps in ((False, before), (True, after)):
-            run = runner(task, task.patch if gold else None)
+        # The fixed code runs first: its test time bounds the unfixed run's (BEFORE_LIMIT_FACTOR).
+        for gold, maps in ((True, after), (False, before)):
+            limit = None if gold else max(BEFORE_LIMIT_FLOOR, BEFORE_LIMIT_FACTOR * fixed_seconds)
+            run = runner(task, task.patch if gold else None, time_limit=limit)
             failure = _count_run(task, run, gold, verdict)
             if failure:
                 verdict.reason, verdict.detail = failure
+                if failure[0] == P.TIMEOUT and not gold:
+                    verdict.detail = _before_timeout_detail(run, fixed_seconds)
                 return None
+            if gold:
+                fixed_seconds = max(fixed_seconds, run.durations.get("tests", 0.0))
             maps.append(dict(run.status_map))
         outside = outside_test_files({n for run in (*before, *after) for n in run}, test_files)
         if attempt == 0 and not classify(scoped(before, outside), scoped(after, outside))["FAIL_TO_PASS"]:
             break  # more runs can only remove tests from FAIL_TO_PASS: the verdict is settled
     return before, after, outside
+
+
+def _before_timeout_detail(run: TestRunLike, fixed_seconds: float) -> str:
+    return (f"without the fix the tests ran past their limit ({run.reason}); with it they took "
+            f"{fixed_seconds:.1f}s (the limit without the fix: {BEFORE_LIMIT_FACTOR:g} times that, "
+            f"{BEFORE_LIMIT_FLOOR:g}s at least, --timeout at most): they hang or crawl before the fix")
 
 
 def _count_run(task: Task, run: TestRunLike, gold: bool, verdict: Verdict) -> tuple[P.Rejection, str] | None:
@@ -312,14 +336,17 @@ class HarnessRunner:
     def __getstate__(self) -> dict[str, Any]:
         return {"options": self.options, "_ctx": None}
 
-    def __call__(self, task: Task, model_patch: str | None) -> TestRunLike:
+    def __call__(self, task: Task, model_patch: str | None, time_limit: float | None = None) -> TestRunLike:
 
         if self._ctx is None:
             self._ctx = build_context(self.options)
+        ctx = self._ctx
+        if time_limit is not None and time_limit < ctx.limits.timeout:
+            ctx = replace(ctx, limits=replace(ctx.limits, timeout=time_limit))
         # A row without `env` reaches here only with --setup-fallback: run_tests resolves, then falls back.
         spec = resolve_spec(task, recipes_dir=self.options.recipes_dir) if task.env is not None else None
-        run = run_tests(task, model_patch, self._ctx, spec=spec, apply_test_patch=True)
-        return when_tests_cannot_run(task, model_patch, self._ctx, run, run_tests, spec, InstanceLog(None))
+        run = run_tests(task, model_patch, ctx, spec=spec, apply_test_patch=True)
+        return when_tests_cannot_run(task, model_patch, ctx, run, run_tests, spec, InstanceLog(None))
 
     def env_used(self, task: Task) -> EnvSpec | None:
         """The recipe --setup-fallback remembered for the task's version (its runs' notes said so)."""
