@@ -47,7 +47,8 @@ def _diagnosis_patterns() -> list:
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
 def test_every_log_pattern_is_linear_on_a_megabyte_of_hostile_text(shape: str) -> None:
     text = HOSTILE[shape]
-    patterns = [*_diagnosis_patterns(), offline_tests._network(), *log_regex.COMPILED]
+    patterns = [*_diagnosis_patterns(), offline_tests._network(), offline_tests._absent_program(),
+                *log_regex.COMPILED]
     assert len(patterns) > 40          # the table's and the judging code's patterns are all here
     for pattern in patterns:
         _timed(f"{pattern.pattern[:60]!r} on {shape}", lambda p=pattern: list(p.finditer(text)))
@@ -59,6 +60,8 @@ def test_the_functions_that_read_logs_are_linear_on_hostile_text(shape: str) -> 
     _timed(f"diagnose on {shape}", lambda: diagnose.diagnose(text))
     _timed(f"offline_failures on {shape}",
            lambda: offline_tests.offline_failures(text + "\nName or service not known", ["t::a", "t::b"]))
+    _timed(f"program_failures on {shape}",
+           lambda: offline_tests.program_failures(text + "\nredis-server: not found", ["t::a", "t::b"]))
     _timed(f"id_samples on {shape}", lambda: sample.id_samples(text))
     _timed(f"without_unfound_ids on {shape}", lambda: sample.without_unfound_ids("pytest a.py::b", text))
     run = Run("test", log=text)

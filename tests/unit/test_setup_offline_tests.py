@@ -10,7 +10,14 @@ from pathlib import Path
 
 from issuebench.models import TestStatus
 from issuebench.parsers import get_parser
-from issuebench.setup.offline_tests import offline_failures
+from issuebench.setup.loop import _absent_programs
+from issuebench.setup.offline_tests import (
+    _on_this_machine,
+    _server_programs,
+    debian_package,
+    offline_failures,
+    program_failures,
+)
 from issuebench.setup.runner import Run
 
 # `.invalid` never resolves (RFC 6761): the same gaierror the sandbox gives for any host.
@@ -100,3 +107,80 @@ def test_pytest_2_ids_with_file_and_line_are_matched_to_their_reports() -> None:
            "===================== 1 failed, 1 passed in 0.5 seconds ======================\n")
     assert offline_failures(log, ["test_requests.py:106: RequestsTestCase.test_get"]) == [
         "test_requests.py:106: RequestsTestCase.test_get"]
+
+
+def _absent_server_program() -> str:
+    """A program of the table this machine does not have (mongod has no Debian package at all)."""
+    absent = [p for p in _server_programs() if not _on_this_machine(p)]
+    assert absent, "every server program of the table is installed here"
+    return "mongod" if "mongod" in absent else absent[0]
+
+
+SERVER_TESTS = '''
+import subprocess
+import unittest
+
+def test_starts_the_server():
+    subprocess.Popen(["{program}", "--port", "6360"])
+
+def test_starts_it_through_a_shell():
+    subprocess.run("{program} --version", shell=True, check=True)
+
+def test_reads_a_data_file_of_its_own():
+    open("fixtures/data.txt").read()
+
+def test_wrong():
+    assert 1 == 2
+
+def test_ok():
+    pass
+
+class Cases(unittest.TestCase):
+    def test_starts_the_server(self):
+        subprocess.Popen(["{program}"])
+
+    def test_ok(self):
+        pass
+'''
+
+
+def test_tests_that_start_an_absent_server_program_are_left_out_with_its_package(tmp_path: Path) -> None:
+    program = _absent_server_program()
+    (tmp_path / "test_servers.py").write_text(SERVER_TESTS.replace("{program}", program))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-v", "-p", "no:cacheprovider", "test_servers.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "80"})
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert run.lacking_program == {
+        "test_servers.py::Cases::test_starts_the_server": program,
+        "test_servers.py::test_starts_it_through_a_shell": program,
+        "test_servers.py::test_starts_the_server": program}
+    # a file of the project's own that is missing, and a plain failure, still count against it
+    assert run.passed == 2 and len(run.counted) == 7 and run.ratio() == 2 / 4
+    assert offline_failures(log, run.failing) == []
+    said = _absent_programs(run)   # setup's reason and the recipe's note
+    assert said.startswith(f"3 tests fail only because they start {program}, which this machine lacks")
+    assert f"apt-get install -y --no-install-recommends {debian_package(program)}" in said
+
+    done = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_servers"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    failing = [t for t, s in get_parser("unittest")(log).items() if s in (TestStatus.FAILED, TestStatus.ERROR)]
+    assert program_failures(log, failing) == {"test_servers.Cases.test_starts_the_server": program}
+    assert debian_package("redis-server") == "redis-server" and debian_package("redis-cli") == "redis-tools"
+
+
+def test_a_server_program_this_machine_has_is_an_ordinary_failure(tmp_path: Path, monkeypatch) -> None:
+    program = _absent_server_program()
+    log = ("=================================== FAILURES ===================================\n"
+           "____________________________ test_starts_the_server ____________________________\n"
+           f"E   FileNotFoundError: [Errno 2] No such file or directory: '{program}'\n"
+           "=========================== 1 failed in 0.1 seconds ============================\n")
+    assert program_failures(log, ["t.py::test_starts_the_server"]) == {"t.py::test_starts_the_server": program}
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / program).write_text("#!/bin/sh\n")
+    (bin_dir / program).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    assert program_failures(log, ["t.py::test_starts_the_server"]) == {}

@@ -15,13 +15,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs import last_error_line
+from issuebench.envs import install_command, last_error_line
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.judging import MIN_TESTS
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
+from issuebench.setup.offline_tests import debian_package
 from issuebench.setup.plan import Plan, initial_plan
 from issuebench.setup.pyversions import installed_minors, rank_pythons, released_by, satisfies
 from issuebench.setup.runner import FILE_BUDGET, Progress, Run, Runner
@@ -217,6 +218,9 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
                   f"lacks; a clone of {wanted} beside this one fills it; {reason}")
     elif not success and attempts[-1].error_kind == "needs_network":
         reason = f"the tests need the internet, which the sandbox does not give; {reason}"
+    programs = _absent_programs(run)
+    if not success and programs:
+        reason = f"{programs}; {reason}"
     spec = plan.built_spec()
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
@@ -229,12 +233,26 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         spec.notes = [*spec.notes, f"setup: {len(offline)} of them fail only for want of the internet, "
                                    "which the sandbox does not give; not counted against the environment "
                                    "(the recipe's offline_tests)"]
+    if programs:
+        spec.notes = [*spec.notes, f"setup: {programs}: not counted against the environment"]
     if success and store is not None:
         store.save(repo, tree.commit, when, plan.spec, plan.runner, plan.test_args, len(run.counted), run.passed)
     return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
                        len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason,
                        offline_tests=offline, tests_skipped=len(run.skipped),
                        unimportable_modules=run.import_failed, files_cut=run.cut_files, judged_on=judged_on)
+
+
+def _absent_programs(run: Run) -> str:
+    """What the tests that fail for want of a server program need, in one phrase ("" if none)."""
+    lacking = run.lacking_program
+    if not lacking:
+        return ""
+    programs = sorted(set(lacking.values()))
+    packages = sorted({debian_package(p) for p in programs})
+    return (f"{len(lacking)} tests fail only because they start {', '.join(programs)}, which this machine "
+            f"lacks (install the Debian package(s) {', '.join(packages)}: "
+            f"{install_command(packages)})")
 
 
 def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,

@@ -1,15 +1,21 @@
-"""Which failing tests failed only for want of the internet.
+"""Which failing tests failed only for want of the internet, or of a server program the machine lacks.
 
 The sandbox never gives the network, so a test that fetches a URL fails in every environment
 setup could build: its failure says nothing about the environment. A test counts as such only when
 its own failure report (pytest's section under FAILURES or ERRORS, unittest's block after
 `FAIL:`/`ERROR:`) shows the network signature of `data/diagnose.toml` (`needs_network`); a test
 whose report is missing (a run cut by the timeout, `--tb=no`) stays an ordinary failure.
+Likewise a test whose report says a program of `data/server_programs.toml` is absent (cachelib's
+conftest starts `redis-server` and `memcached`), when this machine has no such program: no
+environment gives it, installing the Debian package the table names does.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import re
+import shutil
 from typing import Any
 
 from issuebench.setup.data import load
@@ -20,6 +26,9 @@ from issuebench.setup.log_regex import compile_log_pattern
 _PYTEST_HEADER = compile_log_pattern(
     r"^_+ (?:(?:ERROR|FAILURE) at (?:setup|teardown) of )?(?P<name>(?:[^\s_]|_\S).*?) _+$")
 _PYTEST_END = compile_log_pattern(r"^(={3,} .*={3,}|-{3,} .*-{3,})$")
+# A report with its captured output (`--- Captured stderr call ---`: where a shell says a program is
+# not found), up to the next `===` section (the short summary, whose lines name other tests).
+_PYTEST_SECTION_END = compile_log_pattern(r"^={3,} .*={3,}$")
 _UNITTEST_HEADER = compile_log_pattern(r"^(?:FAIL|ERROR): (?P<name>\S.*)$")
 _UNITTEST_END = compile_log_pattern(r"^(={20,}|-{20,}\nRan \d+ tests?)")
 
@@ -30,28 +39,72 @@ def _network() -> Any:
     return compile_log_pattern("|".join(f"(?:{r})" for r in regexes))
 
 
+@functools.cache
+def _server_programs() -> dict[str, str]:
+    return dict(load("server_programs")["programs"])
+
+
+@functools.cache
+def _absent_program() -> Any:
+    """A program of the table said to be absent, in group `program` (or `shell`, from a shell)."""
+    names = "|".join(re.escape(name) for name in _server_programs())
+    return compile_log_pattern(rf"No such file or directory: '(?P<program>{names})'"
+                               rf"|(?P<shell>{names}): (?:command )?not found")
+
+
+def _on_this_machine(program: str) -> bool:
+    path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
+    return shutil.which(program, path=path) is not None
+
+
 def offline_failures(log: str, failing: list[str]) -> list[str]:
     """The tests among `failing` whose own failure report shows a network fault."""
     if not failing or not _network().search(log):
         return []
-    cut_off = _reports(log, _PYTEST_HEADER, _PYTEST_END) | _reports(log, _UNITTEST_HEADER, _UNITTEST_END)
+    cut_off = {name for name, _ in _reports(log, _network())}
     return [test for test in failing if _report_names(test) & cut_off]
 
 
-def _reports(log: str, header: Any, end: Any) -> set[str]:
-    """Names of the reports (a header and the text up to the next header or section end) that
-    show the network signature."""
+def program_failures(log: str, failing: list[str]) -> dict[str, str]:
+    """test -> the absent server program its own failure report names (one this machine lacks)."""
+    if not failing or not _absent_program().search(log):
+        return {}
+    programs = {name: program for name, program in _reports(log, _absent_program(), _PYTEST_SECTION_END)
+                if not _on_this_machine(program)}
+    found = {}
+    for test in failing:
+        program = next((programs[n] for n in _report_names(test) if n in programs), None)
+        if program is not None:
+            found[test] = program
+    return found
+
+
+def debian_package(program: str) -> str:
+    """The Debian package that brings a program of `data/server_programs.toml`."""
+    return _server_programs()[program]
+
+
+def _reports(log: str, signature: Any, pytest_end: Any = _PYTEST_END) -> list[tuple[str, str]]:
+    """(name, the signature's last matched group or "") of each failure report, pytest's and
+    unittest's (a header and the text up to the next header or section end), that shows `signature`."""
+    return _reports_of(log, _PYTEST_HEADER, pytest_end, signature) + \
+        _reports_of(log, _UNITTEST_HEADER, _UNITTEST_END, signature)
+
+
+def _reports_of(log: str, header: Any, end: Any, signature: Any) -> list[tuple[str, str]]:
     heads = list(header.finditer(log))
-    names = set()
+    found = []
     for i, head in enumerate(heads):
         stop = heads[i + 1].start() if i + 1 < len(heads) else len(log)
         # The report's own slice is searched (RE2 reads the whole text it is given at each call).
         body = log[head.end():stop]
         closing = end.search(body)
         body = body[:closing.start()] if closing else body
-        if _network().search(body):
-            names |= _header_names(head.group("name").strip())
-    return names
+        match = signature.search(body)
+        if match:
+            groups = [g for g in match.groups() if g]
+            found += [(name, groups[-1] if groups else "") for name in _header_names(head.group("name").strip())]
+    return found
 
 
 _UNITTEST_NAME = compile_log_pattern(r"^(?P<method>\w+) \((?P<where>[\w.]+)\)", multiline=False)
