@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from issuebench.models import TestStatus
 from issuebench.parsers import get_parser
 from issuebench.setup.loop import _absent_programs
@@ -118,6 +120,8 @@ def _absent_server_program() -> str:
 
 SERVER_TESTS = '''
 import subprocess
+
+import pytest
 import unittest
 
 def test_starts_the_server():
@@ -161,7 +165,10 @@ def test_tests_that_start_an_absent_server_program_are_left_out_with_its_package
     assert offline_failures(log, run.failing) == []
     said = _absent_programs(run)   # setup's reason and the recipe's note
     assert said.startswith(f"3 tests fail only because they start {program}, which this machine lacks")
-    assert f"apt-get install -y --no-install-recommends {debian_package(program)}" in said
+    if debian_package(program):
+        assert f"apt-get install -y --no-install-recommends {debian_package(program)}" in said
+    else:
+        assert f"{program}: no Debian package, install it by other means" in said and "apt-get" not in said
 
     done = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_servers"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
@@ -184,3 +191,25 @@ def test_a_server_program_this_machine_has_is_an_ordinary_failure(tmp_path: Path
     (bin_dir / program).chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     assert program_failures(log, ["t.py::test_starts_the_server"]) == {}
+
+
+def test_the_advice_names_only_packages_this_machines_debian_release_has(monkeypatch) -> None:
+    # valkey-server is packaged from Debian 13 on: an apt command naming it on Debian 12 would
+    # install nothing at all, memcached included.
+    from issuebench.setup import loop
+
+    monkeypatch.setattr(loop, "unknown_packages", lambda packages: [p for p in packages if p == "valkey-server"])
+    said = loop._install_advice(["memcached", "mongod", "valkey-server"])
+    assert said == ("install the Debian package(s) memcached: apt-get install -y --no-install-recommends memcached; "
+                    "valkey-server: not a package of this machine's Debian release; "
+                    "mongod: no Debian package, install it by other means")
+
+
+def test_apt_is_asked_which_packages_it_knows() -> None:
+    import shutil
+
+    from issuebench.envs import unknown_packages
+
+    if shutil.which("apt-cache") is None:
+        pytest.skip("no apt-cache on this machine")
+    assert unknown_packages(["bash", "no-such-package-of-any-release"]) == ["no-such-package-of-any-release"]

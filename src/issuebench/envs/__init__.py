@@ -38,7 +38,13 @@ from issuebench.envs.recipes import (
 from issuebench.envs.reference_recipes import import_swebench
 from issuebench.envs.registry_kinds import LANGUAGES, RegistryUnreachable
 from issuebench.envs.requirements import pinned_names
-from issuebench.envs.system_deps import install_command, install_packages, missing_packages, recipe_packages
+from issuebench.envs.system_deps import (
+    install_command,
+    install_packages,
+    missing_packages,
+    recipe_packages,
+    unknown_packages,
+)
 
 __all__ = [
     "KINDS",
@@ -88,6 +94,7 @@ __all__ = [
     "recipe_packages",
     "resolve_spec",
     "split_listing",
+    "unknown_packages",
     "unmet",
     "uv_binary",
     "uv_command",

@@ -31,6 +31,21 @@ def missing_packages(packages: Iterable[str]) -> list[str]:
     return [p for p in wanted if p not in installed]
 
 
+def unknown_packages(packages: Iterable[str]) -> list[str]:
+    """The packages this machine's apt does not know (another Debian release's, say); none when
+    there is no apt-cache to ask."""
+    wanted = list(dict.fromkeys(packages))
+    if not wanted or shutil.which("apt-cache") is None:
+        return []
+    known = set()
+    for package in wanted:
+        proc = subprocess.run(["apt-cache", "show", "--no-all-versions", package],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode == 0 and proc.stdout.strip():
+            known.add(package)
+    return [p for p in wanted if p not in known]
+
+
 def install_command(packages: Iterable[str]) -> str:
     return "apt-get install -y --no-install-recommends " + " ".join(packages)
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from issuebench.envs import install_command, last_error_line
+from issuebench.envs import install_command, last_error_line, unknown_packages
 from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
 from issuebench.setup.extract import Facts, extract
@@ -59,6 +59,9 @@ class SetupResult:
     unimportable_modules: list[str] = field(default_factory=list)
     files_cut: list[str] = field(default_factory=list)
     judged_on: str = ""
+    # Tests left out because they start a server program this machine lacks, in one phrase
+    # naming the program and its Debian package ("" if none).
+    absent_programs: str = ""
 
     @property
     def iterations(self) -> int:
@@ -76,8 +79,8 @@ class SetupResult:
             "tests_run": self.tests_run, "tests_passed": self.tests_passed,
             "tests_skipped": self.tests_skipped, "modules_unimportable": len(self.unimportable_modules),
             "files_cut": self.files_cut, "judged_on": self.judged_on,
-            "tests_offline": len(self.offline_tests), "reason": self.reason,
-            "recipe": self.recipe(),
+            "tests_offline": len(self.offline_tests), "absent_programs": self.absent_programs,
+            "reason": self.reason, "recipe": self.recipe(),
         }
 
     def recipe(self) -> dict[str, Any]:
@@ -240,7 +243,8 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
     return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
                        len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason,
                        offline_tests=offline, tests_skipped=len(run.skipped),
-                       unimportable_modules=run.import_failed, files_cut=run.cut_files, judged_on=judged_on)
+                       unimportable_modules=run.import_failed, files_cut=run.cut_files, judged_on=judged_on,
+                       absent_programs=programs)
 
 
 def _absent_programs(run: Run) -> str:
@@ -249,10 +253,25 @@ def _absent_programs(run: Run) -> str:
     if not lacking:
         return ""
     programs = sorted(set(lacking.values()))
-    packages = sorted({debian_package(p) for p in programs})
     return (f"{len(lacking)} tests fail only because they start {', '.join(programs)}, which this machine "
-            f"lacks (install the Debian package(s) {', '.join(packages)}: "
-            f"{install_command(packages)})")
+            f"lacks ({_install_advice(programs)})")
+
+
+def _install_advice(programs: list[str]) -> str:
+    """How to get the programs: the apt command for the packages this machine's Debian release has,
+    and a word for those it has not (an apt command naming an unknown package installs nothing)."""
+    packages = sorted({debian_package(p) for p in programs} - {""})
+    unknown = unknown_packages(packages)
+    installable = [p for p in packages if p not in unknown]
+    said = []
+    if installable:
+        said.append(f"install the Debian package(s) {', '.join(installable)}: {install_command(installable)}")
+    if unknown:
+        said.append(f"{', '.join(unknown)}: not a package of this machine's Debian release")
+    unpackaged = [p for p in programs if not debian_package(p)]
+    if unpackaged:
+        said.append(f"{', '.join(unpackaged)}: no Debian package, install it by other means")
+    return "; ".join(said)
 
 
 def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,
