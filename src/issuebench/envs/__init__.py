@@ -45,6 +45,7 @@ from issuebench.envs.system_deps import (
     recipe_packages,
     unknown_packages,
 )
+from issuebench.envs.uv_compile import compile_at_date
 
 __all__ = [
     "KINDS",
@@ -61,6 +62,7 @@ __all__ = [
     "RunPreparation",
     "UnknownKind",
     "clear_failure",
+    "compile_at_date",
     "date_args",
     "effective_cutoff",
     "env_path",

@@ -10,12 +10,13 @@ its own range instead: a constraint that contradicts it only makes the build imp
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+
+from issuebench.envs.uv_compile import compile_at_date
 
 BUILD_TOOLS = ("setuptools", "wheel")
 # Build plugins that old build configurations name without a version; their newest releases need a
@@ -23,17 +24,13 @@ BUILD_TOOLS = ("setuptools", "wheel")
 DATED_BUILD_PLUGINS = ("setuptools_scm",)
 
 
-def dated_build_tools(uv: str, exclude_newer: str | None, python_version: str) -> list[str]:
+def dated_build_tools(exclude_newer: str | None, python_version: str) -> list[str]:
     """`name==version` of each build plugin as of the date, resolved by uv (best effort)."""
     if not exclude_newer:
         return []
     minor = ".".join(python_version.split(".")[:2])
-    argv = [uv, "pip", "compile", "-", "--exclude-newer", exclude_newer, "--python-version", minor,
-            "--no-header", "--no-annotate", "--quiet"]
-    try:
-        proc = subprocess.run(argv, input="\n".join(DATED_BUILD_PLUGINS), capture_output=True, text=True,
-                              timeout=120, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    proc = compile_at_date(DATED_BUILD_PLUGINS, exclude_newer=exclude_newer, python_version=minor)
+    if proc is None:
         return []
     wanted = {canonicalize_name(n) for n in DATED_BUILD_PLUGINS}
     return [line.strip() for line in proc.stdout.splitlines()

@@ -130,7 +130,7 @@ class VenvSteps:
                        python: PythonInfo) -> None:
         """The pre-install and install commands, in the sandbox with the network on."""
         run_env = _install_env(spec, venv, python)
-        build_pins = dated_build_tools(uv_command(), spec.exclude_newer, python.version)
+        build_pins = dated_build_tools(spec.exclude_newer, python.version)
         constraints = build_constraints(venv, build_pins, workspace)
         if constraints is not None:
             # Isolated builds use the env's own build tools (see build_tools.py); PIP_CONSTRAINT

@@ -14,13 +14,11 @@ release through the exact pin, while sdist builds may use a newer setuptools for
 from __future__ import annotations
 
 import functools
-import subprocess
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from issuebench.envs import effective_cutoff
-from issuebench.envs import uv_binary as uv_binary
+from issuebench.envs import compile_at_date, effective_cutoff
 from issuebench.setup.plan import Plan
 from issuebench.setup.requirements import requirement_name
 
@@ -33,15 +31,8 @@ UV_LEGACY_BUILD = Version("40.8.0")
 def dated_tools(python: str, cutoff: str) -> dict[str, str]:
     """{tool: newest version before cutoff that installs on Python `python`}; empty when unknown."""
 
-    uv = uv_binary()
-    if not uv:
-        return {}
-    argv = [uv, "pip", "compile", "-", "--exclude-newer", cutoff, "--python-version", python,
-            "--no-header", "--no-annotate", "--quiet", "--no-deps"]
-    try:
-        done = subprocess.run(argv, input="\n".join(TOOLS), capture_output=True, text=True, timeout=120,
-                              check=False)
-    except (OSError, subprocess.TimeoutExpired):
+    done = compile_at_date(TOOLS, exclude_newer=cutoff, python_version=python, extra=["--no-deps"])
+    if done is None:
         return {}
     out = {}
     for line in done.stdout.splitlines():

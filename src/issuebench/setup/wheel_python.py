@@ -16,13 +16,11 @@ repository's setup: xmlschema's collect spent 44 of a 112 s setup there).
 from __future__ import annotations
 
 import functools
-import subprocess
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from issuebench.envs import effective_cutoff
-from issuebench.envs import uv_binary as uv_binary
+from issuebench.envs import compile_at_date, effective_cutoff
 from issuebench.index import index_files
 from issuebench.setup.log_regex import compile_log_pattern
 from issuebench.setup.plan import Plan
@@ -41,11 +39,8 @@ ROUNDS = 3       # resolutions per question: each may name more packages that ne
 def wheels_resolve(packages: tuple[str, ...], python: str, cutoff: str) -> bool | None:
     """Do `packages` resolve to wheels alone on `python` as of `cutoff`, leaving packages that
     never had a wheel to their sdists? None: uv cannot say."""
-    uv = uv_binary()
-    if not uv or not packages:
+    if not packages:
         return None
-    argv = [uv, "pip", "compile", "-", "--exclude-newer", cutoff, "--python-version", python,
-            "--only-binary", ":all:", "--no-header", "--no-annotate", "--quiet"]
     # A package asked for that never had a wheel is left out of the question (allowing its sdist
     # would build it for its metadata: 10 s); one it pulls in is named by a failure, then allowed.
     asked = [line for line in packages if not never_a_wheel(_name(line), cutoff)]
@@ -53,10 +48,9 @@ def wheels_resolve(packages: tuple[str, ...], python: str, cutoff: str) -> bool 
         return None
     exempt: list[str] = []
     for _ in range(ROUNDS):
-        try:
-            done = subprocess.run([*argv, *(f"--no-binary={name}" for name in exempt)], input="\n".join(asked),
-                                  capture_output=True, text=True, timeout=120, check=False)
-        except (OSError, subprocess.TimeoutExpired):
+        done = compile_at_date(asked, exclude_newer=cutoff, python_version=python,
+                               extra=["--only-binary", ":all:", *(f"--no-binary={name}" for name in exempt)])
+        if done is None:
             return None
         if done.returncode == 0:
             return True
