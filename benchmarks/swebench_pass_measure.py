@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 
 
@@ -204,7 +205,7 @@ def run_measured(argv: Sequence[str], *, env: Mapping[str, str], log: Path) -> C
             out.flush()
             # Joined between fork and exec, so that nothing the child starts is outside the group.
             proc = subprocess.Popen(list(argv), env=dict(env), stdout=out, stderr=subprocess.STDOUT,
-                                    preexec_fn=group.join if group else None)
+                                    preexec_fn=partial(_child_setup, group))
             with TreeMemorySampler(proc.pid) as sampler:
                 while True:
                     try:
@@ -234,6 +235,15 @@ def run_measured(argv: Sequence[str], *, env: Mapping[str, str], log: Path) -> C
 
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def _child_setup(group: CpuCgroup | None) -> None:
+    """Between fork and exec: join the step's cgroup, and take Ctrl-C again. A pass started in the
+    background (`nohup ... &`) ignores SIGINT, and so would its eval, inheriting that: a stop
+    forwarded as Ctrl-C never reached it, and the pass waited on an eval that ran on."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if group is not None:
+        group.join()
 
 
 @dataclass

@@ -207,6 +207,45 @@ def test_a_childs_cpu_and_its_grandchilds_are_counted(tmp_path: Path) -> None:
     assert (tmp_path / "log").read_text().startswith("$ ")
 
 
+def test_a_stop_reaches_the_step_of_a_pass_started_in_the_background(tmp_path: Path) -> None:
+    """`nohup ... &` starts the pass with SIGINT ignored; its step must still take the Ctrl-C the
+    pass forwards on SIGTERM, stop, and be waited for."""
+    step = tmp_path / "step.py"
+    step.write_text(textwrap.dedent("""
+        import sys, time
+        print("started", flush=True)
+        try:
+            time.sleep(30)
+        except KeyboardInterrupt:
+            print("stopped", flush=True)
+            sys.exit(130)
+        print("ran on", flush=True)
+    """))
+    driver = tmp_path / "driver.py"
+    driver.write_text(textwrap.dedent(f"""
+        import json, os, signal, sys
+        sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+        import swebench_pass_measure as measure
+        usage = measure.run_measured([sys.executable, {str(step)!r}], env=os.environ, log=__import__("pathlib").Path({str(tmp_path / "log")!r}))
+        print(json.dumps({{"interrupted": usage.interrupted, "returncode": usage.returncode}}))
+    """))
+    import signal
+    import subprocess
+    import time
+
+    proc = subprocess.Popen([sys.executable, str(driver)], stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    log = tmp_path / "log"
+    for _ in range(200):
+        if log.exists() and "started" in log.read_text():
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert "stopped" in log.read_text() and "ran on" not in log.read_text()
+    assert json.loads(out.strip().splitlines()[-1]) == {"interrupted": True, "returncode": 130}
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 def test_the_cpu_of_processes_in_a_pid_namespace_is_counted(tmp_path: Path) -> None:
     """bubblewrap with a PID namespace hands none of its sandboxed processes' usage on to rusage:
