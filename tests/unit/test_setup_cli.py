@@ -46,7 +46,7 @@ def test_recipe_round_trips_through_toml_and_json(tmp_path: Path) -> None:
     assert dumps_toml({"a": []}) == "a = []\n"
 
 
-def test_the_table_says_which_tests_were_left_out_for_an_absent_server_program(capsys) -> None:
+def test_the_table_says_which_tests_were_left_out_for_what_the_machine_lacks(capsys) -> None:
     # An environment accepted at 213/349 reads as a contradiction unless the table says what the
     # judgement left out and how to install what the tests start.
     from issuebench.cli.setup_cmd import _print_text
@@ -54,8 +54,8 @@ def test_the_table_says_which_tests_were_left_out_for_an_absent_server_program(c
 
     said = "130 tests fail only because they start redis-server, which this machine lacks (...)"
     result = SetupResult(True, "o/r", "abc", None, None, "pytest", [], "pytest -rA", 349, 213, [], [], 1.0,
-                         absent_programs=said)
+                         lacking_system=said)
     _print_text(result, None)
     out = " ".join(capsys.readouterr().out.split())
     assert f"{said}: not counted against the environment" in out
-    assert result.summary()["absent_programs"] == said
+    assert result.summary()["lacking_system"] == said

@@ -12,11 +12,12 @@ import pytest
 
 from issuebench.models import TestStatus
 from issuebench.parsers import get_parser
-from issuebench.setup.loop import _absent_programs
+from issuebench.setup.loop import _lacking_system
 from issuebench.setup.offline_tests import (
     _on_this_machine,
     _server_programs,
     debian_package,
+    locale_failures,
     offline_failures,
     program_failures,
 )
@@ -163,7 +164,7 @@ def test_tests_that_start_an_absent_server_program_are_left_out_with_its_package
     # a file of the project's own that is missing, and a plain failure, still count against it
     assert run.passed == 2 and len(run.counted) == 7 and run.ratio() == 2 / 4
     assert offline_failures(log, run.failing) == []
-    said = _absent_programs(run)   # setup's reason and the recipe's note
+    said = _lacking_system(run)   # setup's reason and the recipe's note
     assert said.startswith(f"3 tests fail only because they start {program}, which this machine lacks")
     if debian_package(program):
         assert f"apt-get install -y --no-install-recommends {debian_package(program)}" in said
@@ -213,3 +214,64 @@ def test_apt_is_asked_which_packages_it_knows() -> None:
     if shutil.which("apt-cache") is None:
         pytest.skip("no apt-cache on this machine")
     assert unknown_packages(["bash", "no-such-package-of-any-release"]) == ["no-such-package-of-any-release"]
+
+
+LOCALE_TESTS = '''
+import locale
+import unittest
+
+import pytest
+
+# A locale no machine generates: setlocale refuses it wherever the tests run.
+NOWHERE = "xx_YY.UTF-8"
+
+
+@pytest.fixture
+def german():
+    old = locale.setlocale(locale.LC_ALL)
+    locale.setlocale(locale.LC_ALL, NOWHERE)
+    yield
+    locale.setlocale(locale.LC_ALL, old)
+
+
+def test_sorts_in_a_fixtures_locale(german):
+    pass
+
+def test_sets_it_itself():
+    locale.setlocale(locale.LC_NUMERIC, NOWHERE)
+
+def test_wrong():
+    assert 1 == 2
+
+def test_ok():
+    pass
+
+class Cases(unittest.TestCase):
+    def test_sets_it(self):
+        locale.setlocale(locale.LC_ALL, NOWHERE)
+
+    def test_ok(self):
+        pass
+'''
+
+
+def test_tests_that_set_a_locale_the_machine_lacks_are_left_out(tmp_path: Path) -> None:
+    (tmp_path / "test_locales.py").write_text(LOCALE_TESTS)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-v", "-p", "no:cacheprovider", "test_locales.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "80"})
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert sorted(run.lacking_locale) == ["test_locales.py::Cases::test_sets_it", "test_locales.py::test_sets_it_itself",
+                                          "test_locales.py::test_sorts_in_a_fixtures_locale"]
+    # the plain failure still counts against the environment
+    assert run.passed == 2 and run.ratio() == 2 / 3
+    said = _lacking_system(run)
+    assert said.startswith("3 tests fail only because the locale they set is not on this machine")
+    assert "locale-gen" in said
+
+    done = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_locales.Cases"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    failing = [t for t, s in get_parser("unittest")(log).items() if s in (TestStatus.FAILED, TestStatus.ERROR)]
+    assert locale_failures(log, failing) == ["test_locales.Cases.test_sets_it"]

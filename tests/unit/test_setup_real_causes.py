@@ -515,3 +515,23 @@ def test_the_first_python_is_one_whose_bounded_packages_have_wheels_at_the_date(
     assert with_wheel_python(plan.copy(packages=["docopt==0.6.2"])).spec.python == "3.13"
     # A package that never had a wheel (docopt) is left to its sdist: the others still decide.
     assert with_wheel_python(plan.copy(packages=["numpy>=1.23,<2.0.0", "docopt==0.6.2"])).spec.python == "3.12"
+
+
+def test_a_project_without_setup_py_that_old_pip_cannot_install_editable_is_built_with_its_source_first(
+        tmp_path: Path) -> None:
+    from issuebench.setup.plan import BUILT_INSTALL, EDITABLE_INSTALL
+
+    # git-changelog in 2019: a poetry backend, no setup.py, and the era's pip 19.3
+    init_repo(tmp_path / "r", {"pyproject.toml": "[build-system]\nrequires = ['poetry>=0.12']\n"
+                                                 "build-backend = 'poetry.masonry.api'\n",
+                               "src/pkg/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
+    tree = SourceTree.open(tmp_path / "r")
+    facts = extract(tree)
+    log = ("$ (sandbox, network=True) python -m pip install --no-deps --no-build-isolation -e .\n"
+           'ERROR: File "setup.py" not found. Directory cannot be installed in editable mode: /tmp/testbed\n'
+           '(A "pyproject.toml" file was found, but editable mode currently requires a setup.py based build.)\n')
+    fix = apply_rule(diagnose(log), _plan(["poetry>=0.12", "pytest"], install=[EDITABLE_INSTALL]),
+                     RuleContext(tree=tree, facts=facts))
+    assert fix is not None and fix.plan.spec.install == [BUILT_INSTALL]
+    # the patched source, not the built copy, is what the tests import
+    assert fix.plan.spec.env_vars["PYTHONPATH"] == "/tmp/testbed:/tmp/testbed/src"

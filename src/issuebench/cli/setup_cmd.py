@@ -114,8 +114,8 @@ def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped
     if result.offline_tests:
         console.print(f"  {len(result.offline_tests)} failing tests need the internet (the sandbox has none): "
                       "not counted against the environment", highlight=False)
-    if result.absent_programs:
-        console.print(f"  {result.absent_programs}: not counted against the environment", highlight=False)
+    if result.lacking_system:
+        console.print(f"  {result.lacking_system}: not counted against the environment", highlight=False)
     if result.suite_command:
         console.print(f"  suite: {result.suite_command}", highlight=False)
     if output is not None:

@@ -59,9 +59,9 @@ class SetupResult:
     unimportable_modules: list[str] = field(default_factory=list)
     files_cut: list[str] = field(default_factory=list)
     judged_on: str = ""
-    # Tests left out because they start a server program this machine lacks, in one phrase
-    # naming the program and its Debian package ("" if none).
-    absent_programs: str = ""
+    # Tests left out because they need what this machine lacks (a server program, a locale), in
+    # one phrase naming it and how to get it ("" if none).
+    lacking_system: str = ""
 
     @property
     def iterations(self) -> int:
@@ -79,7 +79,7 @@ class SetupResult:
             "tests_run": self.tests_run, "tests_passed": self.tests_passed,
             "tests_skipped": self.tests_skipped, "modules_unimportable": len(self.unimportable_modules),
             "files_cut": self.files_cut, "judged_on": self.judged_on,
-            "tests_offline": len(self.offline_tests), "absent_programs": self.absent_programs,
+            "tests_offline": len(self.offline_tests), "lacking_system": self.lacking_system,
             "reason": self.reason, "recipe": self.recipe(),
         }
 
@@ -221,9 +221,9 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
                   f"lacks; a clone of {wanted} beside this one fills it; {reason}")
     elif not success and attempts[-1].error_kind == "needs_network":
         reason = f"the tests need the internet, which the sandbox does not give; {reason}"
-    programs = _absent_programs(run)
-    if not success and programs:
-        reason = f"{programs}; {reason}"
+    lacking = _lacking_system(run)
+    if not success and lacking:
+        reason = f"{lacking}; {reason}"
     spec = plan.built_spec()
     if run.failing:
         spec.notes = [*spec.notes, f"setup: {len(run.failing)} tests fail in this environment "
@@ -236,25 +236,32 @@ def _result(repo: str, tree: SourceTree, when: str | None, attempts: list[Attemp
         spec.notes = [*spec.notes, f"setup: {len(offline)} of them fail only for want of the internet, "
                                    "which the sandbox does not give; not counted against the environment "
                                    "(the recipe's offline_tests)"]
-    if programs:
-        spec.notes = [*spec.notes, f"setup: {programs}: not counted against the environment"]
+    if lacking:
+        spec.notes = [*spec.notes, f"setup: {lacking}: not counted against the environment"]
     if success and store is not None:
         store.save(repo, tree.commit, when, plan.spec, plan.runner, plan.test_args, len(run.counted), run.passed)
     return SetupResult(success, repo, tree.commit, when, spec, plan.runner, plan.test_args, plan.suite_command,
                        len(run.counted), run.passed, run.failing, attempts, time.monotonic() - started, reason,
                        offline_tests=offline, tests_skipped=len(run.skipped),
                        unimportable_modules=run.import_failed, files_cut=run.cut_files, judged_on=judged_on,
-                       absent_programs=programs)
+                       lacking_system=lacking)
 
 
-def _absent_programs(run: Run) -> str:
-    """What the tests that fail for want of a server program need, in one phrase ("" if none)."""
-    lacking = run.lacking_program
-    if not lacking:
-        return ""
-    programs = sorted(set(lacking.values()))
-    return (f"{len(lacking)} tests fail only because they start {', '.join(programs)}, which this machine "
-            f"lacks ({_install_advice(programs)})")
+def _lacking_system(run: Run) -> str:
+    """What the tests that fail for want of a server program or a locale need, in one phrase
+    ("" if none)."""
+    said = []
+    programs = run.lacking_program
+    if programs:
+        names = sorted(set(programs.values()))
+        said.append(f"{len(programs)} tests fail only because they start {', '.join(names)}, which this "
+                    f"machine lacks ({_install_advice(names)})")
+    locales = run.lacking_locale
+    if locales:
+        said.append(f"{len(locales)} tests fail only because the locale they set is not on this machine "
+                    "(`locale.Error: unsupported locale setting`; the Debian package locales and "
+                    "`locale-gen` of the locale they name bring it)")
+    return "; ".join(said)
 
 
 def _install_advice(programs: list[str]) -> str:

@@ -7,7 +7,9 @@ its own failure report (pytest's section under FAILURES or ERRORS, unittest's bl
 whose report is missing (a run cut by the timeout, `--tb=no`) stays an ordinary failure.
 Likewise a test whose report says a program of `data/server_programs.toml` is absent (cachelib's
 conftest starts `redis-server` and `memcached`), when this machine has no such program: no
-environment gives it, installing the Debian package the table names does.
+environment gives it, installing the Debian package the table names does. And a test whose report
+says the locale it sets is not on the machine (natsort's fixtures set de_DE.UTF-8 and en_US.UTF-8;
+a machine that generated only C.UTF-8 refuses them): no environment gives a locale either.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ _PYTEST_END = compile_log_pattern(r"^(={3,} .*={3,}|-{3,} .*-{3,})$")
 # A report with its captured output (`--- Captured stderr call ---`: where a shell says a program is
 # not found), up to the next `===` section (the short summary, whose lines name other tests).
 _PYTEST_SECTION_END = compile_log_pattern(r"^={3,} .*={3,}$")
+# CPython's own words when setlocale asks for a locale the system has not generated.
+_LOCALE_MISSING = compile_log_pattern(r"locale\.Error: unsupported locale setting")
 _UNITTEST_HEADER = compile_log_pattern(r"^(?:FAIL|ERROR): (?P<name>\S.*)$")
 _UNITTEST_END = compile_log_pattern(r"^(={20,}|-{20,}\nRan \d+ tests?)")
 
@@ -77,6 +81,15 @@ def program_failures(log: str, failing: list[str]) -> dict[str, str]:
         if program is not None:
             found[test] = program
     return found
+
+
+def locale_failures(log: str, failing: list[str]) -> list[str]:
+    """The tests among `failing` whose own failure report says the locale they set is not on this
+    machine."""
+    if not failing or not _LOCALE_MISSING.search(log):
+        return []
+    refused = {name for name, _ in _reports(log, _LOCALE_MISSING, _PYTEST_SECTION_END)}
+    return [test for test in failing if _report_names(test) & refused]
 
 
 def debian_package(program: str) -> str:

@@ -19,6 +19,9 @@ from issuebench.setup.source import SourceTree
 from issuebench.tomlcompat import tomllib
 
 EDITABLE_INSTALL = "python -m pip install --no-deps --no-build-isolation -e ."
+# A project without setup.py whose pip or backend predates editable installs (PEP 660): built and
+# installed for its metadata, with its source put first on PYTHONPATH so that a patch takes effect.
+BUILT_INSTALL = "python -m pip install --no-deps --no-build-isolation ."
 PYTEST_CMD = "pytest -rA"
 UNITTEST_CMD = "python -m unittest -v"
 # Build helpers that the legacy setup.py path needs in the venv (no build isolation).

@@ -17,7 +17,14 @@ from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.extract import Facts
 from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
-from issuebench.setup.plan import DEVELOP_INSTALL, EDITABLE_INSTALL, PYTEST_CMD, UNITTEST_CMD, Plan
+from issuebench.setup.plan import (
+    BUILT_INSTALL,
+    DEVELOP_INSTALL,
+    EDITABLE_INSTALL,
+    PYTEST_CMD,
+    UNITTEST_CMD,
+    Plan,
+)
 from issuebench.setup.pyversions import first_without, minor_key
 from issuebench.setup.requirements import requirement_name, split_marker
 from issuebench.setup.source import SourceTree
@@ -284,9 +291,16 @@ def _upper_bound(req: str) -> int | None:
 
 @rule
 def legacy_develop(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """The backend or pip cannot make an editable install: `setup.py develop`, else PYTHONPATH."""
+    """The backend or pip cannot make an editable install: `setup.py develop`; without setup.py,
+    the project built and installed with its source first on PYTHONPATH (git-changelog in 2019:
+    a poetry backend and pip 19, `File "setup.py" not found`); else PYTHONPATH alone."""
     if ctx.facts.has_setup_py and plan.spec.install != [DEVELOP_INSTALL]:
         return Fix(plan.copy(install=[DEVELOP_INSTALL]), "no PEP 660 editable: setup.py develop")
+    if not ctx.facts.has_setup_py and plan.spec.install == [EDITABLE_INSTALL]:
+        built = plan.copy(install=[BUILT_INSTALL])
+        with_path = _pythonpath_with(built, ctx, [])
+        return Fix(with_path.plan if with_path else built,
+                   "no PEP 660 editable and no setup.py: install it built, its source first on PYTHONPATH")
     return pythonpath(diagnosis, plan, ctx)
 
 

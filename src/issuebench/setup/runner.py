@@ -26,7 +26,7 @@ from issuebench.parsers import get_parser
 from issuebench.sandbox import Bind, Limits, RunStatus, get_sandbox
 from issuebench.setup.data import DATA_DIR
 from issuebench.setup.log_regex import compile_log_pattern
-from issuebench.setup.offline_tests import offline_failures, program_failures
+from issuebench.setup.offline_tests import locale_failures, offline_failures, program_failures
 from issuebench.setup.plan import Plan
 from issuebench.setup.source import SourceTree
 
@@ -109,6 +109,11 @@ class Run:
         """Failing test -> the server program its own report says is absent (none on this machine)."""
         return program_failures(self.log, self.failing)
 
+    @property
+    def lacking_locale(self) -> list[str]:
+        """Failing tests whose own report says the locale they set is not on this machine."""
+        return locale_failures(self.log, self.failing)
+
     def import_failure_weight(self) -> float:
         """How many failing tests one module that failed to import stands for: the mean number of
         tests per file among the files that ran (one, when the ids do not name files)."""
@@ -116,10 +121,11 @@ class Run:
         return max(1.0, len(self.counted) / len(files)) if files else 1.0
 
     def ratio(self) -> float:
-        """Passed over judged tests, leaving out those that fail only for want of the network or of
-        a server program this machine lacks (no environment could make them pass here); a module
-        that failed to import counts as all the tests it would hold failing, not as one error."""
-        left_out = {*self.offline, *self.lacking_program}
+        """Passed over judged tests, leaving out those that fail only for want of the network, of
+        a server program or of a locale this machine lacks (no environment could make them pass
+        here); a module that failed to import counts as all the tests it would hold failing, not as
+        one error."""
+        left_out = {*self.offline, *self.lacking_program, *self.lacking_locale}
         judged = len(self.counted) - len([t for t in self.counted if t in left_out])
         judged_all = judged + self.import_failure_weight() * len(self.import_failed)
         return self.passed / judged_all if judged_all > 0 else 0.0
