@@ -187,6 +187,22 @@ def test_collect_commits_mode_and_max(repo: Repo) -> None:
     assert [t.problem_statement for t in newest_only.tasks] == ["plain change"]
 
 
+def test_a_main_line_commit_that_closes_an_issue_is_a_candidate_without_commits_mode(repo: Repo) -> None:
+    # mako lands through Gerrit: its fixes reach the main line as plain commits saying "Fixes: #N".
+    repo.commit("Escape quotes in names\n\nFixes: #41", {"pkg/m.py": "def f():\n    return 7\n",
+                                                        "tests/test_m.py": "def test_seven():\n    pass\n"})
+    sha = repo.git("rev-parse", "HEAD").strip()
+    result = collect(repo.path, CollectOptions(run_setup=False))
+    tasks = {t.instance_id: t for t in result.tasks}
+    issue_fix = tasks[f"acme__widgets-{sha[:10]}"]
+    assert issue_fix.model_extra["problem_source"] == "commit_message"
+    assert "Escape quotes in names" in issue_fix.problem_statement
+    assert issue_fix.base_commit == repo.git("rev-parse", "HEAD~1").strip()
+    # a plain commit that names no issue stays out unless --commits asks for every one
+    assert not any("plain change" in t.problem_statement for t in result.tasks)
+    assert set(tasks) == {f"acme__widgets-{sha[:10]}", "acme__widgets-34", "acme__widgets-36"}
+
+
 def test_require_issue_offline_rejects_with_reason(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     result = collect(repo.path, CollectOptions(require_issue=True, run_setup=False))
