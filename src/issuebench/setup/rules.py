@@ -9,82 +9,30 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
-from issuebench.setup.extract import Facts
 from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
 from issuebench.setup.plan import (
     BUILT_INSTALL,
     DEVELOP_INSTALL,
     EDITABLE_INSTALL,
-    PYTEST_CMD,
-    UNITTEST_CMD,
     Plan,
 )
 from issuebench.setup.pyversions import first_without, minor_key
 from issuebench.setup.requirements import requirement_name, split_marker
-from issuebench.setup.source import SourceTree
+from issuebench.setup.rule_base import Fix, RuleContext, apply_rule, replace_packages, rule, with_packages
+
+# The rules that change how the suite is run live apart; importing them registers them.
+from issuebench.setup.rules_test_command import CLASSIC_STYLE, switch_runner
+
+__all__ = ["CLASSIC_STYLE", "Fix", "RuleContext", "apply_rule", "switch_runner"]
 
 _SETUPTOOLS_STEPS = ["setuptools<58", "setuptools<50", "setuptools<45"]
 _NO_ADDOPTS = '-o addopts=""'
 # What setup itself installs to build and run the suite: never dropped as a test-only requirement.
 _RUNNER_TOOLS = {"pytest", "setuptools", "wheel", "editables"}
-
-
-@dataclass
-class Fix:
-    plan: Plan
-    description: str
-
-
-@dataclass
-class RuleContext:
-    tree: SourceTree
-    facts: Facts
-    tried: set[str] = field(default_factory=set)          # descriptions already applied
-    pythons_tried: set[str] = field(default_factory=set)
-
-
-Rule = Callable[[Diagnosis, Plan, RuleContext], Fix | None]
-_RULES: dict[str, Rule] = {}
-
-
-def rule(func: Rule) -> Rule:
-    _RULES[func.__name__] = func
-    return func
-
-
-def apply_rule(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """The diagnosis's rule applied to plan, unless it gives nothing new."""
-    func = _RULES.get(diagnosis.fix)
-    if func is None:
-        return None
-    fix = func(diagnosis, plan, ctx)
-    if fix is None or fix.description in ctx.tried:
-        return None
-    return fix
-
-
-# -- packages ---------------------------------------------------------------------------------
-
-def _with_packages(plan: Plan, add: list[str], what: str) -> Fix | None:
-    have = {requirement_name(p) for p in plan.spec.packages}
-    new = [p for p in add if requirement_name(p) not in have]
-    if not new:
-        return None
-    return Fix(plan.copy(packages=[*plan.spec.packages, *new]), f"{what}: add {', '.join(new)}")
-
-
-def _replace_packages(plan: Plan, reqs: list[str], what: str) -> Fix | None:
-    names = {requirement_name(r) for r in reqs}
-    kept = [p for p in plan.spec.packages if requirement_name(p) not in names]
-    if set(plan.spec.packages) >= set(reqs):
-        return None
-    return Fix(plan.copy(packages=[*kept, *reqs]), f"{what}: pin {', '.join(reqs)}")
 
 
 @rule
@@ -107,7 +55,7 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
             wanted.append(import_to_distribution(module))
     if folders and (fix := _pythonpath_with(plan, ctx, folders)):
         return fix
-    if wanted and (fix := _with_packages(plan, list(dict.fromkeys(wanted)), "missing import")):
+    if wanted and (fix := with_packages(plan, list(dict.fromkeys(wanted)), "missing import")):
         return fix
     if local_missing:
         return pythonpath(diagnosis, plan, ctx)
@@ -121,19 +69,19 @@ def add_distribution(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix 
     wanted = [n for n in names if canonical_name(n) != own]
     if not wanted and own and plan.spec.install == []:
         return _editable_again(plan)
-    return _with_packages(plan, wanted, "missing distribution")
+    return with_packages(plan, wanted, "missing distribution")
 
 
 @rule
 def add_packages(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    return _with_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
+    return with_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
 
 
 @rule
 def pytest_runnable(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """No pytest command: install pytest, or when it is installed it predates the `pytest` script
     (before 3.0 it was `py.test`; requests 2.3 pins pytest 2.3.4): run it as a module."""
-    fix = _with_packages(plan, ["pytest"], diagnosis.kind)
+    fix = with_packages(plan, ["pytest"], diagnosis.kind)
     if fix is not None or plan.spec.test_cmd.split()[:1] != ["pytest"]:
         return fix
     return Fix(plan.copy(test_cmd="python -m " + plan.spec.test_cmd),
@@ -142,14 +90,14 @@ def pytest_runnable(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix |
 
 @rule
 def pin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    return _replace_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
+    return replace_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
 
 
 @rule
 def add_fixture_plugin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     table = load("diagnose")["fixture_plugins"]
     wanted = [table[f] for f in diagnosis.found.get("fixture", []) if f in table]
-    return _with_packages(plan, wanted, "missing fixture plugin")
+    return with_packages(plan, wanted, "missing fixture plugin")
 
 
 @rule
@@ -163,7 +111,7 @@ def pytest_option(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
                     key=len, default=None)
         if match and table[match]:
             plugins.append(table[match])
-    fix = _with_packages(plan, list(dict.fromkeys(plugins)), "pytest option needs a plugin")
+    fix = with_packages(plan, list(dict.fromkeys(plugins)), "pytest option needs a plugin")
     if fix:
         return fix
     if plan.runner == "pytest" and _NO_ADDOPTS not in plan.spec.test_cmd:
@@ -278,7 +226,7 @@ def older_setuptools(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix 
     for step in steps:
         if bound is not None and (_upper_bound(step) or 999) >= bound:
             continue            # not older than what already failed
-        fix = _replace_packages(plan, [step], "old build code")
+        fix = replace_packages(plan, [step], "old build code")
         if fix and fix.description not in ctx.tried:
             return fix
     return None
@@ -339,75 +287,3 @@ def _editable_again(plan: Plan) -> Fix | None:
 def collection(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """Collection failed without a named missing module: make local test helpers importable."""
     return pythonpath(diagnosis, plan, ctx)
-
-
-@rule
-def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """No tests ran: first run from the root without paths, then switch pytest <-> unittest."""
-    if plan.test_args:
-        return Fix(plan.copy(test_args=[]), "no tests ran: run from the repository root")
-    if plan.runner == "pytest":
-        return Fix(plan.copy(runner="unittest", test_cmd=UNITTEST_CMD, log_parser="unittest"),
-                   "no tests ran under pytest: use unittest")
-    new = plan.copy(runner="pytest", test_cmd=PYTEST_CMD, log_parser="pytest")
-    fix = _with_packages(new, ["pytest"], "no tests ran under unittest: use pytest")
-    return fix or Fix(new, "no tests ran under unittest: use pytest")
-
-
-CLASSIC_STYLE = "--override-ini=console_output_style=classic"
-
-
-@rule
-def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """An old pytest prints no `PASSED id` summary lines: run verbose, read `id PASSED` lines."""
-    if " -v" in f" {plan.spec.test_cmd} ":
-        return None
-    # The classic console style ends each verbose line with its status (no progress percentage),
-    # the form parser pytest_v2 reads.
-    # `--override-ini=` with its value joined: pytest 3.0-3.2 take `-o` with any number of values
-    # and would swallow the test paths after it.
-    command = f"{plan.spec.test_cmd} -v {CLASSIC_STYLE}"
-    return Fix(plan.copy(test_cmd=command, log_parser="pytest_v2"),
-               "no per-test results in the log: run pytest -v (classic style), parser pytest_v2")
-
-
-@rule
-def classic_style_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """A pytest older than 3.0 has no --override-ini; its verbose lines are classic anyway."""
-    if CLASSIC_STYLE not in plan.spec.test_cmd:
-        return None
-    command = " ".join(plan.spec.test_cmd.replace(CLASSIC_STYLE, "").split())
-    return Fix(plan.copy(test_cmd=command), "pytest older than 3.0: verbose without --override-ini")
-
-
-@rule
-def plain_asserts(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """An old pytest's assertion rewriting fails on a newer Python's syntax tree: turn it off
-    (`--assert=plain`, known since pytest 2.1; failures then show less detail, results are the same)."""
-    if "--assert=" in plan.spec.test_cmd:
-        return None
-    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --assert=plain"),
-               "old pytest cannot rewrite this Python's asserts: --assert=plain")
-
-
-@rule
-def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """The configuration forces colour codes, which hide each result line from the parser."""
-    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --color=no"),
-               "colour codes hide the results: run pytest --color=no")
-
-
-@rule
-def needs_network(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """Tests that need the internet fail in the sandbox whatever the environment: no fix."""
-    return None
-
-
-@rule
-def coverage_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
-    """pytest-cov's fail-under (from addopts) fails a run of a few files whose tests all pass: the
-    exit status would make every graded run of a task unresolved. --no-cov turns coverage off."""
-    if "--no-cov" in plan.spec.test_cmd:
-        return None
-    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --no-cov"),
-               "coverage under its fail-under fails the run: run pytest --no-cov")

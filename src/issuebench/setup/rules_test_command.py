@@ -1,0 +1,80 @@
+"""Setup rules that change how the suite is run: the runner, pytest's verbosity and style, its
+assertion rewriting, colour and coverage (registered by name like the others, `rules.py`)."""
+
+from __future__ import annotations
+
+from issuebench.setup.diagnose import Diagnosis
+from issuebench.setup.plan import PYTEST_CMD, UNITTEST_CMD, Plan
+from issuebench.setup.rule_base import Fix, RuleContext, rule, with_packages
+
+
+@rule
+def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """No tests ran: first run from the root without paths, then switch pytest <-> unittest."""
+    if plan.test_args:
+        return Fix(plan.copy(test_args=[]), "no tests ran: run from the repository root")
+    if plan.runner == "pytest":
+        return Fix(plan.copy(runner="unittest", test_cmd=UNITTEST_CMD, log_parser="unittest"),
+                   "no tests ran under pytest: use unittest")
+    new = plan.copy(runner="pytest", test_cmd=PYTEST_CMD, log_parser="pytest")
+    fix = with_packages(new, ["pytest"], "no tests ran under unittest: use pytest")
+    return fix or Fix(new, "no tests ran under unittest: use pytest")
+
+
+CLASSIC_STYLE = "--override-ini=console_output_style=classic"
+
+
+@rule
+def verbose_pytest(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """An old pytest prints no `PASSED id` summary lines: run verbose, read `id PASSED` lines."""
+    if " -v" in f" {plan.spec.test_cmd} ":
+        return None
+    # The classic console style ends each verbose line with its status (no progress percentage),
+    # the form parser pytest_v2 reads.
+    # `--override-ini=` with its value joined: pytest 3.0-3.2 take `-o` with any number of values
+    # and would swallow the test paths after it.
+    command = f"{plan.spec.test_cmd} -v {CLASSIC_STYLE}"
+    return Fix(plan.copy(test_cmd=command, log_parser="pytest_v2"),
+               "no per-test results in the log: run pytest -v (classic style), parser pytest_v2")
+
+
+@rule
+def classic_style_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """A pytest older than 3.0 has no --override-ini; its verbose lines are classic anyway."""
+    if CLASSIC_STYLE not in plan.spec.test_cmd:
+        return None
+    command = " ".join(plan.spec.test_cmd.replace(CLASSIC_STYLE, "").split())
+    return Fix(plan.copy(test_cmd=command), "pytest older than 3.0: verbose without --override-ini")
+
+
+@rule
+def plain_asserts(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """An old pytest's assertion rewriting fails on a newer Python's syntax tree: turn it off
+    (`--assert=plain`, known since pytest 2.1; failures then show less detail, results are the same)."""
+    if "--assert=" in plan.spec.test_cmd:
+        return None
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --assert=plain"),
+               "old pytest cannot rewrite this Python's asserts: --assert=plain")
+
+
+@rule
+def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The configuration forces colour codes, which hide each result line from the parser."""
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --color=no"),
+               "colour codes hide the results: run pytest --color=no")
+
+
+@rule
+def needs_network(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Tests that need the internet fail in the sandbox whatever the environment: no fix."""
+    return None
+
+
+@rule
+def coverage_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """pytest-cov's fail-under (from addopts) fails a run of a few files whose tests all pass: the
+    exit status would make every graded run of a task unresolved. --no-cov turns coverage off."""
+    if "--no-cov" in plan.spec.test_cmd:
+        return None
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --no-cov"),
+               "coverage under its fail-under fails the run: run pytest --no-cov")
