@@ -192,15 +192,21 @@ def test_a_main_line_commit_that_closes_an_issue_is_a_candidate_without_commits_
     repo.commit("Escape quotes in names\n\nFixes: #41", {"pkg/m.py": "def f():\n    return 7\n",
                                                         "tests/test_m.py": "def test_seven():\n    pass\n"})
     sha = repo.git("rev-parse", "HEAD").strip()
+    # a trailer linking one of this repository's issues counts; another repository's does not
+    linked = repo.commit("fix: escape output\n\nIssue-43: https://github.com/acme/widgets/issues/43",
+                         {"pkg/m.py": "def f():\n    return 8\n", "tests/test_m.py": "def test_eight():\n    pass\n"})
+    repo.commit("fix: follow upstream\n\nIssue-7: https://github.com/other/lib/issues/7",
+                {"pkg/m.py": "def f():\n    return 9\n", "tests/test_m.py": "def test_nine():\n    pass\n"})
     result = collect(repo.path, CollectOptions(run_setup=False))
     tasks = {t.instance_id: t for t in result.tasks}
     issue_fix = tasks[f"acme__widgets-{sha[:10]}"]
     assert issue_fix.model_extra["problem_source"] == "commit_message"
     assert "Escape quotes in names" in issue_fix.problem_statement
-    assert issue_fix.base_commit == repo.git("rev-parse", "HEAD~1").strip()
+    assert issue_fix.base_commit == repo.git("rev-parse", "HEAD~3").strip()
     # a plain commit that names no issue stays out unless --commits asks for every one
     assert not any("plain change" in t.problem_statement for t in result.tasks)
-    assert set(tasks) == {f"acme__widgets-{sha[:10]}", "acme__widgets-34", "acme__widgets-36"}
+    assert set(tasks) == {f"acme__widgets-{sha[:10]}", f"acme__widgets-{linked[:10]}", "acme__widgets-34",
+                          "acme__widgets-36"}
 
 
 def test_require_issue_offline_rejects_with_reason(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

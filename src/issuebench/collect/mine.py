@@ -161,9 +161,11 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     if opts.require_issue and miner.client is None:
         say("--require-issue without GITHUB_TOKEN: no issue can be looked up, so every candidate is rejected")
     say(f"reading the history of {miner.name}")
-    plans, main_line = _plans(repo_dir, opts, table)
-    say(f"{table.counts['commits scanned']} commits, {len(plans)} pull requests"
-        + (" and commits" if opts.include_commits else "") + " to look at")
+    plans, main_line = _plans(repo_dir, opts, table, miner.name)
+    pulls = sum(1 for p in plans if p.kind != "commit")
+    commits = len(plans) - pulls
+    say(f"{table.counts['commits scanned']} commits, {pulls} pull requests and {commits} "
+        + ("other commits" if opts.include_commits else "commits that name an issue they fix") + " to look at")
     tasks = miner.mine(plans)
     tasks.reverse()  # oldest first, as datasets are usually ordered
     if opts.versions:
@@ -268,7 +270,8 @@ def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = F
                 + _diffs(repo_dir, pairs[half:], names_only=names_only))
 
 
-def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> tuple[list[_Plan], list[str]]:
+def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable,
+           name: str = "") -> tuple[list[_Plan], list[str]]:
     """Every merged pull request of every branch and tag, and every main-line commit that says
     it closes an issue (with --commits, every other one too), newest landing first."""
     revs = walked_refs(repo_dir)
@@ -293,9 +296,10 @@ def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable) -> tupl
         if sha in landed or not commit.parents or commit.is_merge:
             continue
         # Without --commits, a main-line commit is a candidate when its message says it closes an
-        # issue ("Fixes: #438"): projects that land through Gerrit or by direct push (mako: 8 pull
-        # requests in 1017 commits) fix their issues that way, as a pull request would.
-        if opts.include_commits or linked_issues(commit.message, ""):
+        # issue ("Fixes: #438") or links one of this repository's issues ("Issue-100: https://
+        # github.com/o/n/issues/100"): projects that land through Gerrit or by direct push (mako: 8
+        # pull requests in 1017 commits) fix their issues that way, as a pull request would.
+        if opts.include_commits or linked_issues(commit.message, name):
             plans.append(_Plan("commit", None, commit, commit.parents[0], commit.parents[0], sha,
                                utc_iso(commit.author_date), "commit", "first parent"))
     times = {c.sha: i for i, c in enumerate(graph.commits)}  # topological, newest first
