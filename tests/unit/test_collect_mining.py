@@ -125,6 +125,22 @@ def test_candidate_rules() -> None:
     assert detect_candidate(_commit("root", ()), include_commits=True) is None
 
 
+def test_squash_subjects_written_by_hand_name_their_pull_request_and_issue() -> None:
+    from issuebench.collect.statements import linked_issues
+
+    # aiostream's subjects: "(PR #N)", "(issue #M, PR #N)", "(issue #M)" for a commit of its own
+    for subject, number in [("Improve typing of `async_` (PR #139)", 139),
+                            ("Fix typing for stream.create.just (issue #133, PR #134)", 134),
+                            ("Use `is` instead of `isinstance` (fixup for #135, PR #136)", 136),
+                            ("Add sources operator (PR #108, issue #95)", 108)]:
+        squash = detect_candidate(_commit(subject))
+        assert squash and squash.kind == "squash" and squash.pr_number == number, subject
+    assert detect_candidate(_commit("Fix strict `zip` of items that fail on `__eq__` (issue #135)")) is None
+    assert linked_issues("Fix strict `zip` of items that fail on `__eq__` (issue #135)", "o/n") == [135]
+    assert linked_issues("Fix typing (issue #133, PR #134)", "o/n") == [133]
+    assert linked_issues("Drop python 3.8 (see the docs)", "o/n") == []
+
+
 def test_test_path_rules_default_and_per_repository() -> None:
     is_test = make_test_predicate()
     assert is_test("tests/test_a.py") and is_test("pkg/test_b.py") and is_test("pkg/c_test.py")

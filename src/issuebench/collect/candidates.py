@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Literal
 
 from issuebench.collect.history import Commit
+from issuebench.collect.pulls import MERGE_PR, squash_number
 from issuebench.patch import TestPathRules, is_test_path
 
 if sys.version_info >= (3, 11):
@@ -25,8 +26,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
-SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
 
 CandidateKind = Literal["merge", "squash", "commit"]
 PathPredicate = Callable[[str], bool]
@@ -55,9 +54,9 @@ def detect_candidate(commit: Commit, *, include_commits: bool = False) -> Candid
     if commit.is_merge:
         match = MERGE_PR.match(commit.subject)
         return Candidate(commit, "merge", int(match.group(1))) if match else None
-    match = SQUASH_PR.search(commit.subject)
-    if match:
-        return Candidate(commit, "squash", int(match.group(1)))
+    number = squash_number(commit.subject)
+    if number is not None:
+        return Candidate(commit, "squash", number)
     return Candidate(commit, "commit", None) if include_commits else None
 
 

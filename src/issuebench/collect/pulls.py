@@ -27,7 +27,23 @@ from typing import Literal
 from issuebench.collect.history import Commit, Graph, Node, git
 
 MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
-SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
+# The parenthesised group that ends a squash commit's subject: "Title (#N)", and the forms some
+# projects write by hand, "Title (PR #N)", "Title (issue #M, PR #N)" (aiostream). Matched in two
+# linear steps, the group then its comma-separated parts: a subject is text nobody reviewed.
+_LAST_GROUP = re.compile(r"\(([^()]*)\)\s*$")
+_PULL_PART = re.compile(r"(?:PR |pull request )?#(\d+)", re.IGNORECASE)
+
+
+def squash_number(subject: str) -> int | None:
+    """The pull-request number a squash commit's subject ends with, or None."""
+    group = _LAST_GROUP.search(subject)
+    if group is None:
+        return None
+    for part in group.group(1).split(","):
+        match = _PULL_PART.fullmatch(part.strip())
+        if match:
+            return int(match.group(1))
+    return None
 _US = "\x1f"
 # A pull request whose branch reaches further back than this is walked no further (clock skew
 # in old histories can make the newest-first walk wander); the base then falls back.
@@ -61,12 +77,12 @@ def find_pulls(repo_dir: Path, graph: Graph, heads: dict[int, str], main_line: s
             continue
         if commit.is_merge:
             # GitHub's merge button, or a merge whose subject was edited to "Title (#N)".
-            if match := MERGE_PR.match(commit.subject) or SQUASH_PR.search(commit.subject):
-                number = int(match.group(1))
+            match = MERGE_PR.match(commit.subject)
+            number = int(match.group(1)) if match else squash_number(commit.subject)
+            if number is not None:
                 found.setdefault(number, []).append(
                     Pull(number, "merge", commit, commit.parents[0], head=commit.parents[1]))
-        elif match := SQUASH_PR.search(commit.subject):
-            number = int(match.group(1))
+        elif (number := squash_number(commit.subject)) is not None:
             found.setdefault(number, []).append(Pull(number, "squash", commit, commit.parents[0],
                                                      head=heads.get(number)))
     pulls = [_pick(candidates, heads.get(number), main_line) for number, candidates in found.items()]

@@ -24,6 +24,8 @@ _KEYWORD = r"(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)"
 # "fixes #12", "Closes: #12", "resolves owner/name#12", "fixes https://github.com/o/n/issues/12"
 _LINK_REFS = re.compile(
     _KEYWORD + r":?\s+(?:(?P<slug>[\w.-]+/[\w.-]+))?#(?P<num>\d+)", re.IGNORECASE)
+# "Fix strict zip (issue #135)", "Add strict (issue #118, PR #119)": a subject's own note of the issue.
+_LINK_NOTES = re.compile(r"[(,]\s*issue (?P<slug>)#(?P<num>\d+)", re.IGNORECASE)
 _LINK_URLS = re.compile(
     r"https?://[^\s/]+/(?P<slug>[\w.-]+/[\w.-]+)/issues/(?P<num>\d+)", re.IGNORECASE)
 
@@ -31,7 +33,7 @@ _LINK_URLS = re.compile(
 def linked_issues(text: str, repo: str) -> list[int]:
     """Issue numbers of `repo` that text says it resolves, in order of mention, no duplicates."""
     found: list[tuple[int, int]] = []
-    for pattern in (_LINK_REFS, _LINK_URLS):
+    for pattern in (_LINK_REFS, _LINK_NOTES, _LINK_URLS):
         for match in pattern.finditer(text):
             slug = match.group("slug")
             if slug and slug.lower() != repo.lower():
