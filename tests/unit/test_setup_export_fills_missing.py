@@ -53,3 +53,22 @@ def test_an_export_goes_on_without_what_no_release_holds(tmp_path, monkeypatch) 
 
     out = SourceTree.open(src, base).export(tmp_path / "export")
     assert (out / "pkg" / "mod.py").is_file() and not (out / "pkg" / "data" / "lost.dat").exists()
+
+
+def test_an_export_leaves_out_a_link_out_of_the_tree_and_keeps_the_rest(tmp_path) -> None:
+    import os
+    import subprocess
+
+    # TatSu's RULES.md is a link into its author's home: every setup of it stopped at the export.
+    src = tmp_path / "o__pkg"
+    init_repo(src, {"pkg/mod.py": "x = 1\n", "docs/rules.md": "rules\n"})
+    os.symlink("/Users/someone/RULES.md", src / "RULES.md")
+    os.symlink("docs/rules.md", src / "RULES2.md")
+    os.symlink("../../etc/passwd", src / "pkg" / "up.txt")
+    subprocess.run(["git", "add", "-A"], cwd=src, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "links"], cwd=src, check=True)
+
+    out = SourceTree.open(src).export(tmp_path / "export")
+    assert (out / "pkg" / "mod.py").read_text() == "x = 1\n"
+    assert (out / "RULES2.md").read_text() == "rules\n"           # a link inside the tree stays
+    assert not os.path.lexists(out / "RULES.md") and not os.path.lexists(out / "pkg" / "up.txt")
