@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 from issuebench import config
@@ -20,8 +19,8 @@ from issuebench.collect.candidates import (
     test_predicate,
 )
 from issuebench.collect.environments import attach_environments
-from issuebench.collect.history import Commit, batch_diffs, git, pull_heads, walk_graph, walked_refs
-from issuebench.collect.pulls import find_pulls
+from issuebench.collect.history import batch_diffs, git
+from issuebench.collect.landings import Landing, find_landings, from_api
 from issuebench.collect.statements import (
     GitHubClient,
     GitHubError,
@@ -120,31 +119,6 @@ def repo_slug(repo_dir: Path, override: str | None = None) -> str:
     return f"local/{repo_dir.name}"
 
 
-def utc_iso(date: str) -> str:
-    """git's ISO dates carry offsets; rows use UTC with Z, like the reference."""
-    return datetime.fromisoformat(date).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass
-class _Plan:
-    """One candidate before its diff: what lands, where its gold diff starts and ends."""
-
-    kind: str  # merge | squash | rebase | commit
-    pr_number: int | None
-    commit: Commit  # the landing commit (or the plain commit)
-    base_commit: str
-    diff_from: str
-    diff_to: str
-    created_at: str
-    created_at_source: str
-    base_source: str
-    pull: dict | None = None
-
-    @property
-    def label(self) -> str:
-        return str(self.pr_number) if self.pr_number is not None else self.commit.sha[:10]
-
-
 _BATCH = 400  # candidates per `git diff-tree --stdin` process: bounds memory, not speed
 _SLICE = 100  # full diffs per process: the first slice of a chunk becomes tasks while git diffs the next
 _GIT_WORKERS = 2  # git processes diffing at once (the machines this runs on have 2 cores or more)
@@ -161,7 +135,8 @@ def collect(repo: str | Path, options: CollectOptions | None = None) -> CollectR
     if opts.require_issue and miner.client is None:
         say("--require-issue without GITHUB_TOKEN: no issue can be looked up, so every candidate is rejected")
     say(f"reading the history of {miner.name}")
-    plans, main_line = _plans(repo_dir, opts, table, miner.name)
+    plans, main_line = find_landings(repo_dir, table, name=miner.name, include_commits=opts.include_commits,
+                                     since=opts.since, until=opts.until)
     pulls = sum(1 for p in plans if p.kind != "commit")
     commits = len(plans) - pulls
     say(f"{table.counts['commits scanned']} commits, {pulls} pull requests and {commits} "
@@ -191,7 +166,7 @@ class _Miner:
     def enough(self) -> bool:
         return self.opts.max_tasks is not None and len(self.tasks) >= self.opts.max_tasks
 
-    def mine(self, plans: list[_Plan]) -> list[Task]:
+    def mine(self, plans: list[Landing]) -> list[Task]:
         chunks = [plans[start:start + _BATCH] for start in range(0, len(plans), _BATCH)]
         # git diffs in worker threads while this one turns earlier diffs into tasks: the next
         # chunk's file lists, this chunk's full diffs in slices. Everything is consumed in order,
@@ -213,14 +188,14 @@ class _Miner:
             self._pool.shutdown(wait=True, cancel_futures=True)
         return self.tasks
 
-    def _diffs_of(self, batch: list[_Plan], names_only: bool = False) -> Future[list[str | None]]:
+    def _diffs_of(self, batch: list[Landing], names_only: bool = False) -> Future[list[str | None]]:
         assert self._pool is not None
         return self._pool.submit(_diffs, self.repo_dir, [(p.diff_from, p.diff_to) for p in batch],
                                  names_only=names_only)
 
-    def _with_tests(self, chunk: list[_Plan], names: list[str | None]) -> list[_Plan]:
+    def _with_tests(self, chunk: list[Landing], names: list[str | None]) -> list[Landing]:
         """The plans whose file lists change tests and code (with the API: its base and date)."""
-        kept: list[_Plan] = []
+        kept: list[Landing] = []
         for plan, listing in zip(chunk, names, strict=True):
             self.table.add("candidates")
             if listing is None:
@@ -234,11 +209,11 @@ class _Miner:
                 continue
             self.table.add("with tests")
             if self.client is not None and plan.pr_number is not None:
-                _from_api(self.repo_dir, self.name, plan, self.client)
+                from_api(self.repo_dir, self.name, plan, self.client)
             kept.append(plan)
         return kept
 
-    def _rows(self, kept: list[_Plan]) -> None:
+    def _rows(self, kept: list[Landing]) -> None:
         """Full diffs in slices (git diffs the next while this thread makes rows), rows until enough."""
         slices = [kept[start:start + _SLICE] for start in range(0, len(kept), _SLICE)]
         for batch, pending in zip(slices, [self._diffs_of(batch) for batch in slices], strict=True):
@@ -270,77 +245,7 @@ def _diffs(repo_dir: Path, pairs: list[tuple[str, str]], *, names_only: bool = F
                 + _diffs(repo_dir, pairs[half:], names_only=names_only))
 
 
-def _plans(repo_dir: Path, opts: CollectOptions, table: P.PipelineTable,
-           name: str = "") -> tuple[list[_Plan], list[str]]:
-    """Every merged pull request of every branch and tag, and every main-line commit that says
-    it closes an issue (with --commits, every other one too), newest landing first."""
-    revs = walked_refs(repo_dir)
-    graph = walk_graph(repo_dir, revs, since=opts.since, until=opts.until)
-    table.add("commits scanned", len(graph.commits))
-    if not graph.commits:
-        return [], []
-    head = git(repo_dir, "rev-parse", "HEAD", check=False).strip()
-    main_line = graph.first_parent_line(head)
-    plans: list[_Plan] = []
-    landed: set[str] = set()
-    for pull in find_pulls(repo_dir, graph, pull_heads(repo_dir), set(main_line), revs):
-        landed.add(pull.landing.sha)
-        created = (utc_iso_epoch(pull.first_author_time) if pull.first_author_time is not None
-                   else utc_iso(pull.landing.author_date))
-        plans.append(_Plan(pull.kind, pull.number, pull.landing, pull.base_commit, pull.diff_from,
-                           pull.head or pull.landing.sha, created, "first commit of the pull request",
-                           pull.base_rule))
-    by_sha = {c.sha: c for c in graph.commits}
-    for sha in main_line:
-        commit = by_sha[sha]
-        if sha in landed or not commit.parents or commit.is_merge:
-            continue
-        # Without --commits, a main-line commit is a candidate when its message says it closes an
-        # issue ("Fixes: #438") or links one of this repository's issues ("Issue-100: https://
-        # github.com/o/n/issues/100"): projects that land through Gerrit or by direct push (mako: 8
-        # pull requests in 1017 commits) fix their issues that way, as a pull request would.
-        if opts.include_commits or linked_issues(commit.message, name):
-            plans.append(_Plan("commit", None, commit, commit.parents[0], commit.parents[0], sha,
-                               utc_iso(commit.author_date), "commit", "first parent"))
-    times = {c.sha: i for i, c in enumerate(graph.commits)}  # topological, newest first
-    plans.sort(key=lambda p: times[p.commit.sha])
-    return plans, main_line
-
-
-def _from_api(repo_dir: Path, name: str, plan: _Plan, client: GitHubClient) -> None:
-    """With the API: the pull request's own base.sha and created_at, as the reference takes them."""
-    try:
-        pull = client.pull(name, plan.pr_number) if plan.pr_number is not None else None
-    except GitHubError:
-        return  # the API went away mid-run: the offline estimate stands
-    if not pull:
-        return
-    plan.pull = pull
-    base = (pull.get("base") or {}).get("sha")
-    head = (pull.get("head") or {}).get("sha")
-    if head and _has_commit(repo_dir, head):
-        plan.diff_to = head
-    if base and _has_commit(repo_dir, base):
-        plan.base_commit = base
-        plan.base_source = "pull request base.sha"
-        merge_base = git(repo_dir, "merge-base", base, plan.diff_to, check=False).strip()
-        plan.diff_from = merge_base or base
-    if pull.get("created_at"):
-        plan.created_at = utc_iso(str(pull["created_at"]).replace("Z", "+00:00"))
-        plan.created_at_source = "pull request"
-
-
-def _has_commit(repo_dir: Path, sha: str) -> bool:
-    import subprocess
-    return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=repo_dir,
-                          capture_output=True, check=False).returncode == 0
-
-
-def utc_iso_epoch(seconds: int) -> str:
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient | None,
+def _build_task(name: str, plan: Landing, diff: str, is_test, client: GitHubClient | None,
                 opts: CollectOptions, table: P.PipelineTable) -> Task | None:
     patch, test_patch = split_diff(diff, is_test, keep_left_out=opts.keep_changelog)
     if not test_patch.strip():
@@ -377,7 +282,7 @@ def _build_task(name: str, plan: _Plan, diff: str, is_test, client: GitHubClient
     )
 
 
-def _statement(name: str, plan: _Plan, client: GitHubClient | None, patch: str,
+def _statement(name: str, plan: Landing, client: GitHubClient | None, patch: str,
                test_patch: str) -> Statement:
     message = plan.commit.message
     if client is not None and (plan.kind != "commit" or linked_issues(message, name)):
