@@ -63,10 +63,7 @@ def _on_this_machine(program: str) -> bool:
 
 def offline_failures(log: str, failing: list[str]) -> list[str]:
     """The tests among `failing` whose own failure report shows a network fault."""
-    if not failing or not _network().search(log):
-        return []
-    cut_off = {name for name, _ in _reports(log, _network())}
-    return [test for test in failing if _report_names(test) & cut_off]
+    return _failures_showing(log, failing, _network(), _PYTEST_END)
 
 
 def program_failures(log: str, failing: list[str]) -> dict[str, str]:
@@ -86,10 +83,15 @@ def program_failures(log: str, failing: list[str]) -> dict[str, str]:
 def locale_failures(log: str, failing: list[str]) -> list[str]:
     """The tests among `failing` whose own failure report says the locale they set is not on this
     machine."""
-    if not failing or not _LOCALE_MISSING.search(log):
+    return _failures_showing(log, failing, _LOCALE_MISSING, _PYTEST_SECTION_END)
+
+
+def _failures_showing(log: str, failing: list[str], signature: Any, pytest_end: Any) -> list[str]:
+    """The tests among `failing` whose own failure report shows `signature`."""
+    if not failing or not signature.search(log):
         return []
-    refused = {name for name, _ in _reports(log, _LOCALE_MISSING, _PYTEST_SECTION_END)}
-    return [test for test in failing if _report_names(test) & refused]
+    shown = {name for name, _ in _reports(log, signature, pytest_end)}
+    return [test for test in failing if _report_names(test) & shown]
 
 
 def debian_package(program: str) -> str:
