@@ -301,3 +301,19 @@ def test_a_build_failure_no_signature_knows_is_named_by_its_last_error_line(tmp_
     result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
     assert not result.success
     assert "frobnicator error: the widget table is not configured" in result.reason, result.reason
+
+
+def test_tests_that_lean_on_the_ones_before_them_are_judged_in_their_files(tmp_path: Path) -> None:
+    # dynaconf-like: each test reads what the one before it in its module left. A large suite is
+    # judged on a sample of test ids, where almost each id runs without the one before it.
+    chain = ("import pytest\n\nSTATE = {'last': -1}\n\n\n@pytest.mark.parametrize('i', range(700))\n"
+             "def test_step(i):\n    assert STATE['last'] == i - 1\n    STATE['last'] = i\n")
+    broken = "def test_broken():\n    assert False\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_chain.py": chain, "tests/test_broken.py": broken},
+              date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert "tests" in result.summary()["judged_on"]          # judged on test ids, not whole files
+    # a test that fails in its file too stays failing
+    assert result.failing_tests == ["tests/test_broken.py::test_broken"]
