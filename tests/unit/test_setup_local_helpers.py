@@ -90,3 +90,26 @@ def test_a_dependency_build_that_needs_the_internet_still_tries_another_python(t
     attempt = Attempt(iteration=1, origin="extracted", python="3.12", stage="build")
     fix = search._next_fix(Run("build", log=log), _plan(), attempt, "the build failed")
     assert fix is not None and fix.plan.spec.python != "3.12"
+
+
+POETRY_EXTRAS = ("[build-system]\nrequires = ['poetry-core>=1.0.0']\nbuild-backend = 'poetry.core.masonry.api'\n\n"
+                 "[tool.poetry]\nname = 'pkg'\nversion = '1.0'\n\n[tool.poetry.dependencies]\npython = '^3.10'\n"
+                 "isodate = '*'\nfastapi = {version = '>=0.111,<0.140', optional = true}\n"
+                 "django = {version = '>=4.0', optional = true}\n\n"
+                 "[tool.poetry.extras]\nfastapi = ['fastapi']\ndjango = ['django']\n\n"
+                 "[tool.poetry.group.dev.dependencies]\npytest = '>=8'\n")
+
+
+def test_the_extras_a_ci_poetry_install_takes_are_installed_with_their_versions(tmp_path: Path) -> None:
+    # openapi-core: `poetry install --all-extras` in CI; three test modules import fastapi.
+    workflow = "jobs:\n  t:\n    steps:\n      - run: poetry install --all-extras\n      - run: poetry run pytest\n"
+    facts = extract(_tree(tmp_path / "all", POETRY_EXTRAS, {".github/workflows/ci.yml": workflow}))
+    reqs = facts.all_test_requirements()
+    assert "fastapi>=0.111,<0.140" in reqs and "django>=4.0" in reqs
+    one = workflow.replace("--all-extras", "-E django")
+    reqs = extract(_tree(tmp_path / "one", POETRY_EXTRAS, {".github/workflows/ci.yml": one})).all_test_requirements()
+    assert "django>=4.0" in reqs and not any(r.startswith("fastapi") for r in reqs)
+    # without such an install, a framework's extra is not a test requirement
+    plain = workflow.replace(" --all-extras", "")
+    reqs = extract(_tree(tmp_path / "none", POETRY_EXTRAS, {".github/workflows/ci.yml": plain})).all_test_requirements()
+    assert not any(r.startswith(("fastapi", "django")) for r in reqs)

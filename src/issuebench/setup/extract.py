@@ -183,8 +183,10 @@ def _read_poetry(poetry: dict[str, Any], facts: Facts) -> None:
             dev.update(body.get("dependencies", {}))
     facts.local_packages += [local_path(v["path"]) for v in dev.values() if path_dependency(v)]
     facts.test_requires += [_poetry_req(n, v) for n, v in dev.items() if not path_dependency(v)]
+    # An extra names optional dependencies; their versions are in the dependencies table.
+    optional = {n.lower(): _poetry_req(n, v) for n, v in deps.items() if _optional(v)}
     for extra, names in poetry.get("extras", {}).items():
-        facts.extras.setdefault(extra, []).extend(names)
+        facts.extras.setdefault(extra, []).extend(optional.get(str(n).lower(), str(n)) for n in names)
 
 
 def _read_other_tools(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from issuebench.setup.facts import Facts, ini, lines, versions
+from issuebench.setup.facts import ALL_EXTRAS, Facts, ini, lines, versions
 from issuebench.setup.requirements import (
     clean_requirement,
     only_for_python,
@@ -208,8 +208,29 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
             _add_requirement_token(re.sub(r"^([A-Za-z0-9][\w.\[\],-]*)\s*==\s*[^;\s]+", r"\1", unquote(token)),
                                    facts, tree)
         return
+    facts.wanted_extras += manager_extras(line)
     if line and _TEST_CMD.search(line):
         facts.test_commands.append(line)
+
+
+# A project manager's install of the project itself, whose options name the extras it takes.
+_MANAGER_INSTALL = re.compile(r"\b(?:poetry\s+install|uv\s+sync|pdm\s+(?:install|sync))\b(.*)$")
+
+
+def manager_extras(line: str) -> list[str]:
+    """The extras a `poetry install --all-extras`, `-E name`, `uv sync --extra name` takes
+    (ALL_EXTRAS for all): openapi-core's CI installs every extra, whose tests import fastapi."""
+    found = _MANAGER_INSTALL.search(line)
+    if not found:
+        return []
+    words, extras = _shell_words(found.group(1)), []
+    for i, word in enumerate(words):
+        option, _, value = word.partition("=")
+        if word == "--all-extras":
+            extras.append(ALL_EXTRAS)
+        elif option in ("-E", "--extras", "--extra") and (value or i + 1 < len(words)):
+            extras += [e for e in re.split(r"[,\s]+", value or words[i + 1]) if e]
+    return extras
 
 
 # pip install's options that take the next word as their value.

@@ -12,6 +12,8 @@ from typing import Any
 from issuebench.setup.requirements import requirement_name
 
 TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci")
+# In wanted_extras: the repository's own test install takes every extra (`poetry install --all-extras`).
+ALL_EXTRAS = "*"
 _VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
 
 
@@ -76,7 +78,8 @@ class Facts:
         chosen = [e for e in self.extras if e.lower() in TEST_EXTRAS[:3]] or \
                  [e for e in self.extras if e.lower() in TEST_EXTRAS]
         reqs = list(self.test_requires)
-        for extra in dict.fromkeys(chosen + [e for e in self.wanted_extras if e in self.extras]):
+        wanted = list(self.extras) if ALL_EXTRAS in self.wanted_extras else self.wanted_extras
+        for extra in dict.fromkeys(chosen + [e for e in wanted if e in self.extras]):
             reqs += self.extras[extra]
         return reqs
 
