@@ -535,3 +535,14 @@ def test_a_project_without_setup_py_that_old_pip_cannot_install_editable_is_buil
     assert fix is not None and fix.plan.spec.install == [BUILT_INSTALL]
     # the patched source, not the built copy, is what the tests import
     assert fix.plan.spec.env_vars["PYTHONPATH"] == "/tmp/testbed:/tmp/testbed/src"
+
+
+def test_a_share_just_under_the_threshold_is_not_printed_as_the_threshold() -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.judging import refusal
+    from issuebench.setup.runner import Run
+
+    statuses = {f"t.py::test_{i}": TestStatus.PASSED for i in range(1899)}
+    statuses |= {f"t.py::test_f{i}": TestStatus.FAILED for i in range(101)}
+    reason = refusal(Run("test", statuses=statuses), 0.95)
+    assert reason is not None and reason.startswith("94.95% of the judged tests passed (needs 95%)")

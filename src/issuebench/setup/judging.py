@@ -290,6 +290,13 @@ def refusal(run: Run, threshold: float, min_tests: int = MIN_TESTS) -> str | Non
     if COVERAGE_FAILURE.search(run.log):
         return "pytest-cov's fail-under fails the run though its tests pass (every graded run would fail)"
     if run.ratio() < threshold:
-        return (f"{run.ratio():.0%} of the judged tests passed (needs {threshold:.0%})"
+        return (f"{_share_below(run.ratio(), threshold)} of the judged tests passed (needs {threshold:.0%})"
                 + (f"; {_broken(broken, run.log, ', each counted as its tests failing')}" if broken else ""))
     return None
+
+
+def _share_below(ratio: float, threshold: float) -> str:
+    """A share under the threshold, never printed as the threshold itself (openapi-core: "95% of the
+    judged tests passed (needs 95%)" for 94.96%)."""
+    whole = f"{ratio:.0%}"
+    return whole if whole != f"{threshold:.0%}" else f"{ratio:.2%}"
