@@ -546,3 +546,49 @@ def test_a_share_just_under_the_threshold_is_not_printed_as_the_threshold() -> N
     statuses |= {f"t.py::test_f{i}": TestStatus.FAILED for i in range(101)}
     reason = refusal(Run("test", statuses=statuses), 0.95)
     assert reason is not None and reason.startswith("94.95% of the judged tests passed (needs 95%)")
+
+
+def test_an_id_of_a_module_that_fails_to_collect_gives_way_to_the_module(tmp_path: Path) -> None:
+    """pytest stops the whole run at such an id, --continue-on-collection-errors or not."""
+    import shlex
+    import sys
+
+    from issuebench.setup.sample import without_unfound_ids
+
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    (tmp_path / "test_broken.py").write_text("raise RuntimeError('settings are not configured')\n\n"
+                                             "def test_x():\n    pass\n\ndef test_y():\n    pass\n")
+    ids = ["test_a.py::test_a", "test_broken.py::test_x", "test_broken.py::test_y"]
+    command = " ".join([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "-p", "no:warnings",
+                        "--continue-on-collection-errors", *(shlex.quote(i) for i in ids)])
+    first = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "1 passed" not in first.stdout                 # the one good test never ran
+    again = without_unfound_ids(command, first.stdout + first.stderr)
+    assert again is not None and again.endswith("test_a.py::test_a test_broken.py")
+    assert again.count("-p") == 2                          # repeated options stay as they were
+    second = subprocess.run(again, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "1 passed, 1 error" in second.stdout           # the module's failure still counts, once
+
+
+def test_a_judging_run_stopped_at_an_id_of_a_broken_module_runs_again_with_the_module(tmp_path: Path) -> None:
+    from issuebench.models import TestStatus
+    from issuebench.setup.judging import judge as _judge
+    from issuebench.setup.runner import Run
+
+    class Recorder:
+        commands: list[str] = []
+
+        def test(self, built: object, plan: Plan, command: str, what: str, *, per_file: bool = False) -> Run:
+            self.commands.append(command)
+            if "::test_x" in command:
+                return Run("test", log="ERROR t_broken.py - ImproperlyConfigured\nERROR: found no collectors for "
+                                       "/tmp/testbed/t_broken.py::test_x\n", statuses={"t_broken.py": TestStatus.ERROR})
+            return Run("test", log="t.py::test_a PASSED\n",
+                       statuses={"t.py::test_a": TestStatus.PASSED, "t_broken.py": TestStatus.ERROR})
+
+    init_repo(tmp_path, {"t.py": "def test_a():\n    pass\n", "t_broken.py": "def test_x():\n    pass\n"})
+    runner = Recorder()
+    run = _judge(runner, None, _plan(["pytest"]), "pytest -rA t.py::test_a t_broken.py::test_x",  # type: ignore[arg-type]
+                 "sample", SourceTree.open(tmp_path))
+    assert runner.commands[-1] == "pytest -rA t.py::test_a t_broken.py -v"
+    assert run.passed == 1 and run.import_failed == ["t_broken.py"]

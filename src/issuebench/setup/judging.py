@@ -167,7 +167,8 @@ def judge(runner: Runner, built: Any, plan: Plan, command: str, what: str, tree:
     if KEEP_GOING in command and any(w in run.log for w in refused) and KEEP_GOING.strip() in run.log:
         command = command.replace(KEEP_GOING, "")
         run = runner.test(built, plan, command, what, per_file=True)
-    trimmed = without_unfound_ids(command, run.log) if not run.statuses else None
+    # Nothing ran but modules that failed to import: an id pytest could not find stopped the run.
+    trimmed = without_unfound_ids(command, run.log) if not run.counted else None
     if trimmed is not None:
         run = runner.test(built, plan, trimmed, what, per_file=True)
     if plan.runner == "pytest":

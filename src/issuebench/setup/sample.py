@@ -159,11 +159,18 @@ def _classify(args: list[str]) -> list[tuple[str, bool]]:
 _NOT_FOUND = compile_log_pattern(r"^ERROR: not found: (\S+::\S.*?)\s*$")
 
 
+# An id in a module that failed to collect: pytest stops the whole run, whatever
+# --continue-on-collection-errors says (python-statemachine's Django module without its settings).
+_NO_COLLECTORS = compile_log_pattern(r"^ERROR: found no collectors for (\S+::\S.*?)\s*$")
+
+
 def without_unfound_ids(command: str, log: str) -> str | None:
     """The command without the test ids pytest said it could not find, or None when none of its
-    arguments is one."""
+    arguments is one. An id of a module that failed to collect gives way to the module's path, so
+    that its error still counts, once, and the other ids run."""
     unfound = _NOT_FOUND.findall(log)      # absolute paths: under the workspace's mount point
-    if not unfound:
+    broken = _NO_COLLECTORS.findall(log)
+    if not unfound and not broken:
         return None
     args = shlex.split(command)
 
@@ -174,4 +181,14 @@ def without_unfound_ids(command: str, log: str) -> str | None:
     # every parametrization of that test goes (which of them it could not find, it does not say).
     kept = [a for a in args if not any(named(a, u) or ("[" not in u and named(a.split("[", 1)[0], u))
                                        for u in unfound)]
-    return " ".join(shlex.quote(a) for a in kept) if len(kept) < len(args) else None
+    modules: set[str] = set()
+    instead: list[str] = []
+    for arg in kept:
+        module = arg.split("::", 1)[0]
+        if not any(named(arg, b) for b in broken):
+            instead.append(arg)
+        elif module not in modules:
+            modules.add(module)
+            instead.append(module)
+    kept = instead
+    return " ".join(shlex.quote(a) for a in kept) if kept != args else None
