@@ -161,7 +161,8 @@ _NOT_FOUND = compile_log_pattern(r"^ERROR: not found: (\S+::\S.*?)\s*$")
 
 # An id in a module that failed to collect: pytest stops the whole run, whatever
 # --continue-on-collection-errors says (python-statemachine's Django module without its settings).
-_NO_COLLECTORS = compile_log_pattern(r"^ERROR: found no collectors for (\S+::\S.*?)\s*$")
+# Written to stderr, it can land inside stdout's "collecting ... " line.
+_NO_COLLECTORS = compile_log_pattern(r"(?:^|\s)ERROR: found no collectors for (\S+::\S.*?)\s*$")
 
 
 def without_unfound_ids(command: str, log: str) -> str | None:
