@@ -317,3 +317,20 @@ def test_tests_that_lean_on_the_ones_before_them_are_judged_in_their_files(tmp_p
     assert "tests" in result.summary()["judged_on"]          # judged on test ids, not whole files
     # a test that fails in its file too stays failing
     assert result.failing_tests == ["tests/test_broken.py::test_broken"]
+
+
+def test_a_remembered_recipe_is_judged_on_the_first_sample_alone(tmp_path: Path) -> None:
+    from issuebench.setup.memory import RecipeMemory
+    from tests.gitrepo import commit_files
+
+    repo = tmp_path / "r"
+    init_repo(repo, _seventy_files(""), date="2024-06-01T00:00:00Z")
+    memory = RecipeMemory(tmp_path / "memory.sqlite")
+    first = setup_repository(repo, memory=memory, max_iterations=1)
+    assert first.success and first.attempts[0].judged_on == "40 of 70 test files"
+    later = commit_files(repo, {"tests/test_70.py": FAST.replace("fast", "f70")}, "more", date="2024-07-01T00:00:00Z")
+    again = setup_repository(repo, commit=later, memory=memory, max_iterations=1)
+    assert again.success and again.attempts[0].origin.startswith("memory")
+    # confirmed where it was accepted: here the first sample decides (20 files of 6 tests)
+    assert again.attempts[0].judged_on == "20 of 71 test files (a remembered recipe: confirmed where it was accepted)"
+    assert again.tests_run == 120

@@ -35,16 +35,17 @@ from issuebench.setup.source import SourceTree
 
 
 def judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
-                  threshold: float) -> tuple[Run, str]:
+                  threshold: float, *, confirm_on_more: bool = True) -> tuple[Run, str]:
     """Build the plan and judge it: the whole suite, or for a large suite a sample of its files and,
-    when the sample passes, one confirmation run on a larger sample in the same environment."""
-    run, judged_on = _judge_attempt(runner, plan, facts, tree, threshold)
+    when the sample passes (and confirm_on_more), one confirmation run on a larger sample in the
+    same environment."""
+    run, judged_on = _judge_attempt(runner, plan, facts, tree, threshold, confirm_on_more)
     leave_out_absent_submodules(run, facts.absent_submodules, tree)
     return run, judged_on
 
 
 def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
-                   threshold: float) -> tuple[Run, str]:
+                   threshold: float, confirm_on_more: bool = True) -> tuple[Run, str]:
     built, failed = runner.build(plan)
     if built is None:
         assert failed is not None
@@ -73,6 +74,8 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
         run = in_their_files(runner, built, plan, run, tree)
     if refusal(run, threshold) is not None or confirm.files == first.files:
         return run, first.describe()
+    if not confirm_on_more:
+        return run, f"{first.describe()} (a remembered recipe: confirmed where it was accepted)"
     return _confirm(runner, built, plan, first, confirm, run, tree, threshold)
 
 
