@@ -334,3 +334,19 @@ def test_a_remembered_recipe_is_judged_on_the_first_sample_alone(tmp_path: Path)
     # confirmed where it was accepted: here the first sample decides (20 files of 6 tests)
     assert again.attempts[0].judged_on == "20 of 71 test files (a remembered recipe: confirmed where it was accepted)"
     assert again.tests_run == 120
+
+
+def test_xdist_workers_that_collect_different_tests_are_run_in_one_process(tmp_path: Path) -> None:
+    # wemake-python-styleguide: `-n=auto` in addopts, parameter ids whose order follows string
+    # hashes, which differ from one worker process to the next: the whole run was one error.
+    pyproject = ("[project]\nname = 'pkg'\nversion = '1.0'\n\n[project.optional-dependencies]\n"
+                 "test = ['pytest', 'pytest-xdist']\n\n[tool.pytest.ini_options]\ntestpaths = ['tests']\n"
+                 "addopts = ['-n=2']\n")
+    unordered = ("import pytest\n\nNAMES = {" + ", ".join(f"'name{i}'" for i in range(40)) + "}\n\n\n"
+                 "@pytest.mark.parametrize('name', NAMES)\ndef test_name(name):\n    assert name.startswith('name')\n")
+    init_repo(tmp_path / "r", {"pyproject.toml": pyproject, "pkg/__init__.py": "", "tests/test_fast.py": FAST,
+                               "tests/test_names.py": unordered}, date="2025-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=3)
+    assert result.success, result.summary()
+    assert result.spec.test_cmd.endswith(" -n 0")
+    assert result.tests_passed == 46

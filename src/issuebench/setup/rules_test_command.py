@@ -65,6 +65,16 @@ def colour_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
 
 
 @rule
+def xdist_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """pytest-xdist's workers (from addopts) disagree on what they collected: run in one process
+    (`-n 0`, the last -n wins), as every graded run then does too."""
+    if " -n 0" in f" {plan.spec.test_cmd} ":
+        return None
+    return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} -n 0"),
+               "xdist's workers collected different tests: run pytest -n 0")
+
+
+@rule
 def needs_network(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """Tests that need the internet fail in the sandbox whatever the environment: no fix."""
     return None
