@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,8 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
     run = judge(runner, built, plan, sample_command(plan, first), f"sample of {first.describe()}", tree)
     run.defined_tests = _defined_in(built.workspace, first)
     leave_out_absent_submodules(run, facts.absent_submodules, tree)
-    if refusal(run, threshold) is not None and first.unit == "tests":
-        run = in_their_files(runner, built, plan, run, tree)
+    if first.unit == "tests":
+        run = in_their_files(runner, built, plan, run, tree, threshold)
     if refusal(run, threshold) is not None or confirm.files == first.files:
         return run, first.describe()
     if not confirm_on_more:
@@ -83,15 +84,16 @@ def _judge_attempt(runner: Runner, plan: Plan, facts: Facts, tree: SourceTree,
 FILES_AGAIN = 10
 
 
-def in_their_files(runner: Runner, built: Any, plan: Plan, run: Run, tree: SourceTree) -> Run:
-    """The run of a sample of test ids, its failing tests judged again in their files run whole.
+def in_their_files(runner: Runner, built: Any, plan: Plan, run: Run, tree: SourceTree, threshold: float) -> Run:
+    """The run of a sample of test ids that would be refused, its failing tests judged again in
+    their files run whole (a run accepted as it is stays as it is).
 
     A test picked alone misses what the tests before it in its module did: dynaconf's CLI tests
     read the files earlier ones wrote, so 11 of a sample's 200 ids failed, and all pass in their
     files. Such a failure says nothing about the environment, and a task runs whole files. A test
     that fails in its file as well stays failing; tests the second run adds are not counted."""
     files = list(dict.fromkeys(t.split("::", 1)[0] for t in run.failing if "::" in t))[:FILES_AGAIN]
-    if not files:
+    if not files or refusal(run, threshold) is None:
         return run
     again = judge(runner, built, plan, sample_command(plan, Sample(files, len(files))),
                   f"{len(run.failing)} failing tests again in their {len(files)} files", tree)
@@ -99,8 +101,7 @@ def in_their_files(runner: Runner, built: Any, plan: Plan, run: Run, tree: Sourc
     now_passing = {t: again.statuses[t] for t in run.failing if again.statuses.get(t) in passing}
     if not now_passing:
         return run
-    return Run(stage=run.stage, log=f"{run.log}\n{again.log}", statuses={**run.statuses, **now_passing},
-               cut_files=run.cut_files, lacking_clone=run.lacking_clone, defined_tests=run.defined_tests)
+    return replace(run, log=f"{run.log}\n{again.log}", statuses={**run.statuses, **now_passing})
 
 
 # unittest discovery's default pattern, test*.py.
@@ -235,8 +236,8 @@ def _confirm(runner: Runner, built: Any, plan: Plan, first: Sample, confirm: Sam
                  cut_files=list(dict.fromkeys([*first_run.cut_files, *run.cut_files])),
                  lacking_clone=list(dict.fromkeys([*first_run.lacking_clone, *run.lacking_clone])))
     merged.defined_tests = _defined_in(built.workspace, Sample([*first.files, *extra], confirm.total, confirm.unit))
-    if refusal(merged, threshold) is not None and confirm.unit == "tests":
-        merged = in_their_files(runner, built, plan, merged, tree)
+    if confirm.unit == "tests":
+        merged = in_their_files(runner, built, plan, merged, tree, threshold)
     return merged, confirm.describe()
 
 
