@@ -16,10 +16,25 @@ from issuebench.interrupts import exit_status, raise_on_stop_signals
 def main() -> None:
     raise_on_stop_signals()  # SIGHUP and SIGTERM stop as Ctrl-C does, from here on
     try:
-        from issuebench.cli.main import main as cli_main
-    except KeyboardInterrupt as stop:
-        leave("interrupted", exit_status(stop))
-    cli_main()
+        try:
+            from issuebench.cli.main import main as cli_main
+        except KeyboardInterrupt as stop:
+            leave("interrupted", exit_status(stop))
+        cli_main()
+    finally:
+        forget_caught_interrupts()
+
+
+def forget_caught_interrupts() -> None:
+    """Clear CPython's record of a KeyboardInterrupt that left an exec() of source text.
+
+    CPython notes such an interrupt in a process-wide flag (meant for a script's top level) and
+    never clears it when the interrupt is caught further up, as ours are; started with
+    `python -m`, the interpreter then ends by killing itself with SIGINT whatever status we exit
+    with. Ctrl-C lands inside such an exec() whenever it arrives while a dataclass or namedtuple
+    is being made (CPython writes their methods as text). Running source text once more resets
+    the flag; an interrupt nobody caught is noted again on its way out, after this."""
+    exec("")
 
 
 def leave(line: str, status: int) -> None:
