@@ -277,3 +277,18 @@ def test_pytest_summary_read_through_forced_colour():
     assert "\x1b[32mPASSED" in log
     for name in ("parse_log_pytest", "parse_log_pytest_options"):
         assert get_parser(name)(log) == {"test_c.py::test_ok": "PASSED", "test_c.py::test_bad": "FAILED"}
+
+
+def test_pytest_summary_read_through_emoji_status_words():
+    """Real output of `pytest -rA -v` under pytest-emoji (a project's addopts `--emoji`): a symbol
+    stands between each status word and its id; the id is still read, and the skip count still
+    names no test."""
+    from pathlib import Path
+
+    log = (Path(__file__).parents[1] / "fixtures" / "parsers" / "pytest_emoji.txt").read_text()
+    assert "PASSED 😃  test_e.py::test_ok" in log
+    expected = {"test_e.py::test_ok": P, "test_e.py::test_param[1]": P, "test_e.py::test_param[2]": P,
+                "test_e.py::test_bad": F}
+    for name in ("parse_log_pytest", "parse_log_pytest_options", "parse_log_pytest_v2",
+                 "parse_log_pytest_v2_legacy"):
+        assert get_parser(name)(log) == expected, name

@@ -36,6 +36,17 @@ def _starts_with_status(line: str) -> bool:
     return line.startswith(tuple(_STATUS_BY_WORD))
 
 
+def _without_decoration(tokens: list[str]) -> list[str]:
+    """`PASSED 😃 path::test` -> `PASSED path::test`.
+
+    A plugin that dresses the status words (pytest-emoji, which a project's addopts may switch
+    on) puts a symbol between the word and the id; no id is made of symbols alone (an id has a
+    letter, a digit or a path's punctuation), so such a token after the word is dropped."""
+    if len(tokens) > 2 and not any(ch.isalnum() or ch in "/._:[]-" for ch in tokens[1]):
+        return [tokens[0], *tokens[2:]]
+    return tokens
+
+
 def _summary_line(line: str) -> tuple[TestStatus, list[str]] | None:
     """(status, tokens after the status) for a `STATUS id ...` line, else None."""
     if not _starts_with_status(line):
@@ -43,7 +54,7 @@ def _summary_line(line: str) -> tuple[TestStatus, list[str]] | None:
     if line.startswith(TestStatus.FAILED.value):
         # `FAILED id - message`: drop the separator so the message cannot glue onto the id.
         line = line.replace(" - ", " ")
-    tokens = line.split()
+    tokens = _without_decoration(line.split())
     status = _STATUS_BY_WORD.get(tokens[0]) if tokens else None
     # A line such as `ERROR: pip could not ...` starts with a status word but is not a result.
     if status is None or len(tokens) < 2:
@@ -104,7 +115,7 @@ def _parse_v2(log: str, *, keep_spaces: bool) -> TestStatusMap:
                 line = line.split(" - ", 1)[0]
             elif line.startswith(TestStatus.FAILED.value):
                 line = line.replace(" - ", " ")
-            tokens = line.split()
+            tokens = _without_decoration(line.split())
             status = _STATUS_BY_WORD.get(tokens[0]) if tokens else None
             if status is None or len(tokens) < 2:
                 continue
