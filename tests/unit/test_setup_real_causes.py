@@ -594,3 +594,24 @@ def test_a_judging_run_stopped_at_an_id_of_a_broken_module_runs_again_with_the_m
                  "sample", SourceTree.open(tmp_path))
     assert runner.commands[-1] == "pytest -rA t.py::test_a t_broken.py -v"
     assert run.passed == 1 and run.import_failed == ["t_broken.py"]
+
+
+def test_sample_never_names_a_file_the_suites_own_command_ignores(tmp_path: Path) -> None:
+    """pytest runs a file named on its command line even under `--ignore`: zarr's command ignores
+    its benchmarks (they fill 4 GiB), and a sample naming one was killed for memory, 0 read."""
+    from issuebench.setup.sample import plan_samples, suite_files
+
+    files = {f"tests/test_{i:03}.py": "def test():\n    pass\n" for i in range(70)}
+    files |= {f"tests/benchmarks/test_big_{i}.py": "def test():\n    pass\n" for i in range(10)}
+    files |= {f"tests/slow/test_slow_{i}.py": "def test():\n    pass\n" for i in range(5)}
+    init_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                         "tox.ini": "[testenv]\ncommands = pytest --ignore tests/benchmarks "
+                                    "--ignore-glob=tests/slow/*.py {posargs}\n", **files})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    plan = initial_plan(facts, tree, date=None, pythons=PYTHONS)
+    assert "--ignore" in plan.test_args
+    found = suite_files(plan, facts, tree)
+    assert len(found) == 70 and not any("benchmarks" in f or "slow" in f for f in found)
+    samples = plan_samples(plan, facts, tree)
+    assert samples is not None and not any("benchmarks" in f for s in samples for f in s.files)

@@ -59,9 +59,10 @@ def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
     roots = [a.rstrip("/") for a in _paths(plan.test_args)] or \
         [p.rstrip("/") for p in facts.pytest_testpaths if p] or [""]
     skip = [g.rstrip("/") for g in facts.pytest_norecurse]
+    ignored = _ignored(plan.test_args)
     out = []
     for path in tree.files():
-        if not _TEST_FILE.search(path) or "/site-packages/" in path:
+        if not _TEST_FILE.search(path) or "/site-packages/" in path or ignored(path):
             continue
         folders = path.split("/")[:-1]
         if _NOT_TESTS.intersection(folders) or any(
@@ -71,6 +72,25 @@ def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
         if any(not root or path == root or path.startswith(root + "/") for root in roots):
             out.append(path)
     return out
+
+
+def _ignored(args: list[str]):
+    """Whether a path falls under the suite's `--ignore` / `--ignore-glob` options. pytest honours
+    them only while it walks folders: a file named on the command line runs anyway, so a sample
+    must not name one (zarr's own command ignores its benchmarks, which fill 4 GiB)."""
+    plain: list[str] = []
+    globs: list[str] = []
+    words = iter(args)
+    for word in words:
+        name, _, value = word.partition("=")
+        if name in ("--ignore", "--ignore-glob"):
+            value = value or next(words, "")
+            (plain if name == "--ignore" else globs).append(value.rstrip("/").removeprefix("./"))
+
+    def ignored(path: str) -> bool:
+        return any(path == p or path.startswith(p + "/") for p in plain if p) or \
+            any(fnmatch.fnmatch(path, g) for g in globs if g)
+    return ignored
 
 
 def counted_here(statuses: dict, tree: SourceTree) -> dict:
