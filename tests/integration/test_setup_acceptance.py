@@ -350,3 +350,16 @@ def test_xdist_workers_that_collect_different_tests_are_run_in_one_process(tmp_p
     assert result.success, result.summary()
     assert result.spec.test_cmd.endswith(" -n 0")
     assert result.tests_passed == 46
+
+
+def test_a_test_file_that_fills_the_memory_limit_is_cut_named_and_left_out(tmp_path: Path) -> None:
+    # zarr's benchmarks: one file's tests fill the run's memory limit and the kernel kills the run.
+    hog = "def test_fills_memory():\n    blocks = [bytearray(2**28) for _ in range(40)]\n    assert blocks\n"
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_hog.py": hog}, date="2024-06-01T00:00:00Z")
+    said: list[str] = []
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1, progress=said.append)
+    assert result.success, result.summary()
+    assert result.files_cut == ["tests/test_hog.py"]
+    assert (result.tests_run, result.tests_passed, result.failing_tests) == (6, 6, [])
+    assert any("tests/test_hog.py filled the memory limit" in line for line in said), said

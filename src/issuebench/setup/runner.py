@@ -7,6 +7,8 @@ files restored), so in-place compiled extensions and build folders are not built
 
 from __future__ import annotations
 
+import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -38,6 +40,9 @@ FILE_BUDGET = 60.0
 BUDGET_PLUGIN = "issuebench_file_budget"
 _SANDBOX_PLUGIN_DIR = "/tmp/.issuebench-setup"
 _CUT = compile_log_pattern(r"^ISSUEBENCH-FILE-CUT (\S+)")
+_STARTED = compile_log_pattern(r"^ISSUEBENCH-FILE-START (\S+)")
+# Files a judging run may lose to the memory limit before the run itself counts as killed.
+MEMORY_CUTS = 2
 
 
 # The log parsers (issuebench.parsers, shared with eval) use backtracking patterns, some of them
@@ -76,6 +81,8 @@ class Run:
     lacking_clone: list[str] = field(default_factory=list)
     # Test functions the judged files define (None: not counted); bounds the floor on tests run.
     defined_tests: int | None = None
+    # The sandbox's status when a limit ended the run ("" when it ended by itself).
+    limit: str = ""
 
     @property
     def import_failed(self) -> list[str]:
@@ -213,6 +220,31 @@ class Runner:
             # The command hides the plugin (a PYTHONPATH of its own, say): run without a budget.
             self.say(f"  {what}: the file budget plugin could not load; running without it")
             run = self._test(built, plan, command, what, False)
+        elif budgeted:
+            run = self._without_memory_hogs(built, plan, f"{command} -p {BUDGET_PLUGIN}", what, run)
+        return run
+
+    def _without_memory_hogs(self, built: Built, plan: Plan, command: str, what: str, run: Run) -> Run:
+        """A judging run the memory limit killed is run again without the file that was running
+        then (the plugin's last `ISSUEBENCH-FILE-START` line), which is cut as a file out of time
+        is: one test file that fills the memory limit (zarr's benchmarks) says nothing of whether
+        the environment works."""
+        hogs: list[str] = []
+        while run.limit == RunStatus.MEMORY_LIMIT and len(hogs) < MEMORY_CUTS:
+            started = [m.group(1) for m in _STARTED.finditer(run.log)]
+            if not started or started[-1] in hogs:
+                break
+            hog = started[-1]
+            hogs.append(hog)
+            self.say(f"  {what}: {hog} filled the memory limit: left out of the judgement")
+            # A file named on the command line runs whatever --ignore says; one found by walking
+            # the folders is left out by it.
+            named = re.compile(r"(?<=\s)" + re.escape(shlex.quote(hog)) + r"(?=\s|$)")
+            command = named.sub("", command, count=1) if named.search(command) else \
+                f"{command} --ignore={shlex.quote(hog)}"
+            run = self._test(built, plan, command, what, True)
+        if hogs:
+            run.cut_files = sorted({*run.cut_files, *hogs})
         return run
 
     def _test(self, built: Built, plan: Plan, command: str, what: str, budgeted: bool) -> Run:
@@ -248,7 +280,8 @@ class Runner:
         for path in cut:
             self.say(f"  {what}: {path} ran out of its {self.file_budget:g}s: left out of the judgement")
         statuses = {t: s for t, s in statuses.items() if t.split("::", 1)[0] not in cut}
-        return Run("test", log=log, statuses=statuses, cut_files=cut)
+        limit = "" if result.status == RunStatus.OK else str(result.status)
+        return Run("test", log=log, statuses=statuses, cut_files=cut, limit=limit)
 
     def _watch(self, out: Path, what: str, stop: threading.Event) -> None:
         """Report elapsed time and output so far until `stop` (the run's log grows as it goes)."""

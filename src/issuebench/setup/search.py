@@ -132,7 +132,7 @@ class Search:
         self.runner.say(f"attempt {iteration}: {'accepted' if refused is None else run.stage + ': ' + refused} "
                         f"({run.passed}/{len(run.counted)} passed, {len(run.skipped)} skipped, "
                         f"{len(run.import_failed)} modules unimportable"
-                        f"{', ' + str(len(run.cut_files)) + ' files cut for time' if run.cut_files else ''}"
+                        f"{', ' + str(len(run.cut_files)) + ' files cut for time or memory' if run.cut_files else ''}"
                         f"{', ' + judged_on if judged_on else ''})")
         return attempt, run, refused
 

@@ -6,7 +6,9 @@ runs for over eight minutes) must not hold the whole judgement. Loaded with
 take (setup, call, teardown) is added up, and when a file's budget runs out the test running is
 stopped (SIGALRM) and the file's remaining tests are skipped. The file is named on the run's own
 stdout, on a line `ISSUEBENCH-FILE-CUT <file>`; setup leaves every result of such a file out, so
-it neither passes nor fails the environment.
+it neither passes nor fails the environment. Each file's first test also names its file, on a
+line `ISSUEBENCH-FILE-START <file>`: when the memory limit kills the whole run, the last such line
+says which file filled it, and setup runs the sample again without that one.
 
 It runs inside the environment being judged, whatever its Python and pytest: plain syntax that
 Python 2.7 still reads, and only plain hooks pytest has had since 2.x (no hook wrappers).
@@ -19,6 +21,7 @@ import time
 import pytest
 
 MARKER = "ISSUEBENCH-FILE-CUT"
+START = "ISSUEBENCH-FILE-START"
 
 try:
     _BUDGET = float(os.environ.get("ISSUEBENCH_FILE_BUDGET") or 0)
@@ -66,6 +69,9 @@ def pytest_runtest_setup(item):
     path = _file_of(item.nodeid)
     if path in _cut:
         pytest.skip("issuebench: the file's time budget ran out")
+    if path not in _spent:
+        _spent[path] = 0.0
+        _say("%s %s" % (START, path))
     left = _BUDGET - _spent.get(path, 0.0)
     if left <= 0:
         _cut.add(path)
