@@ -241,6 +241,25 @@ def test_versions_from_tags_then_dunder_version(tmp_path: Path) -> None:
     assert version_at(r.path, second) == "1.4"
 
 
+def test_a_tag_of_another_package_in_the_repository_is_not_the_projects_version(tmp_path: Path) -> None:
+    """zarr-python tags its sub-packages' releases (`zarr_indexing-v0.2.1`) beside its own
+    (`v3.3.0`): the nearest tag of another package gave zarr's tasks versions 0.2 and 0.5."""
+    r = Repo(tmp_path / "acme__widgets-python")
+    r.commit("one", {"src/widgets/a.py": "a = 1\n"})
+    r.git("tag", "v3.3.0")
+    r.commit("two", {"packages/gears/src/gears/a.py": "g = 1\n"})
+    r.git("tag", "gears-v0.2.1")
+    third = r.commit("three", {"src/widgets/a.py": "a = 3\n"})
+    assert version_at(r.path, third) == "3.3"
+    r.git("tag", "widgets-3.5.0")                            # the project's own name as prefix
+    assert version_at(r.path, third) == "3.5"
+    # Without a plain tag, a prefixed one is all there is and still counts (sympy's `sympy-1.1.1`).
+    lone = Repo(tmp_path / "o__lone")
+    lone.commit("one", {"x.py": "x = 1\n"})
+    lone.git("tag", "lonely_pkg-0.7.0")
+    assert version_at(lone.path, lone.commit("two", {"x.py": "x = 2\n"})) == "0.7"
+
+
 def test_environment_setup_commit_is_newest_base_of_the_version_group(tmp_path: Path) -> None:
     r = Repo(tmp_path / "o__grp")
     r.commit("init", {"pkg/a.py": "a = 0\n", "tests/test_a.py": "t = 0\n"}, date="2020-01-01T00:00:00Z")

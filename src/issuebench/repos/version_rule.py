@@ -17,10 +17,12 @@ setup.py); the nearest version-like tag; last, the one version file of another t
 from __future__ import annotations
 
 import re
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from issuebench.repos.objects import ObjectReader, describe_version_tags
+from issuebench.repos.objects import VERSION_TAGS, ObjectReader, as_text, describe_version_tags
 
 _VERSION = re.compile(r"(\d+)\.(\d+)")
 # `__version__ = "1.5.dev"`, `version = '2.0'`, `__version__: str = "x"`; literal strings only.
@@ -32,7 +34,9 @@ _NUMVERSION = re.compile(r"^numversion\s*=\s*\(\s*(\d+)\s*,\s*(\d+)", re.MULTILI
 _VERSION_FILES = ("__init__.py", "release.py", "version.py", "_version.py", "__pkginfo__.py",
                   "__about__.py", "_release.py", "info.py")
 # Tags of releases: `v1.2`, `1.2.3`, `sympy-1.1.1`, `pylint-2.4`, `release-0.9.4`, `8.0.0.dev0`.
-_TAG = re.compile(r"^(?:[A-Za-z][\w.]*?[-_])?v?(\d+)\.(\d+)(?:[.\-_+]?[\w.+-]*)?$")
+_TAG = re.compile(r"^(?:(?P<prefix>[A-Za-z][\w.]*?)[-_])?v?(\d+)\.(\d+)(?:[.\-_+]?[\w.+-]*)?$")
+# Prefixes that name a release, not a package: `release-0.9.4`.
+_RELEASE_WORDS = {"release", "rel", "version", "ver"}
 _METADATA = (("setup.cfg", re.compile(r"^version\s*=\s*v?(\d+\.\d+[^\s#]*)", re.MULTILINE)),
              ("pyproject.toml", re.compile(r"""^version\s*=\s*['"]v?(\d+\.\d+[^'"]*)['"]""", re.MULTILINE)),
              ("setup.py", re.compile(r"""\b(?:version|VERSION)\s*=\s*['"]v?(\d+\.\d+[^'"]*)['"]""")))
@@ -106,10 +110,35 @@ def version_from_metadata(reader: ObjectReader, commit: str) -> FoundVersion | N
     return None
 
 
-def versions_from_tags(repo_dir: Path, commits: list[str]) -> dict[str, FoundVersion | None]:
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name.lower())
+
+
+def _other_packages_tag(repo_dir: Path, names: list[str]) -> Callable[[str], bool]:
+    """Whether a tag is a release of another package the repository holds (zarr's
+    `zarr_indexing-v0.2.1` beside its own `v3.1.0`): prefixed by a name that is neither the
+    project's nor a word for release, in a repository that also tags releases without a prefix.
+    Such a tag says nothing of the project's own version."""
+    own = {_normal(n) for n in names} | _RELEASE_WORDS
+    listed = subprocess.run(["git", "tag", "--list", VERSION_TAGS], cwd=repo_dir, capture_output=True,
+                            check=False)
+    tags = [t for t in as_text(listed.stdout).split("\n") if t]
+    if not any((m := _TAG.match(t)) and not m.group("prefix") for t in tags):
+        return lambda tag: False
+
+    def other(tag: str) -> bool:
+        match = _TAG.match(tag)
+        return bool(match and match.group("prefix") and _normal(match.group("prefix")) not in own)
+    return other
+
+
+def versions_from_tags(repo_dir: Path, commits: list[str], names: list[str] | None = None
+                       ) -> dict[str, FoundVersion | None]:
     """Each commit's nearest tag holding a digit-dot-digit, all commits in one `git describe`
-    per step; names that only carry digits (`untagged-eb9d2...`) are skipped by describing
+    per step; names that only carry digits (`untagged-eb9d2...`) and, given the project's
+    package `names`, releases of another package of the repository are skipped by describing
     the tag's parent, up to 20 steps."""
+    other = _other_packages_tag(repo_dir, names) if names else (lambda tag: False)
     out: dict[str, FoundVersion | None] = {}
     walk = {commit: (commit, set[str]()) for commit in commits}  # commit -> (target, tags seen)
     for _ in range(20):
@@ -121,9 +150,9 @@ def versions_from_tags(repo_dir: Path, commits: list[str]) -> dict[str, FoundVer
             if not tag or tag in seen:
                 del walk[commit]
                 out[commit] = None
-            elif match := _TAG.match(tag):
+            elif (match := _TAG.match(tag)) and not other(tag):
                 del walk[commit]
-                out[commit] = FoundVersion(f"{int(match.group(1))}.{int(match.group(2))}", f"tag {tag}")
+                out[commit] = FoundVersion(f"{int(match.group(2))}.{int(match.group(3))}", f"tag {tag}")
             else:
                 seen.add(tag)
                 walk[commit] = (f"{tag}^", seen)
@@ -141,7 +170,7 @@ def find_versions(repo_dir: Path, commits: list[str], repo: str | None = None,
     names = package_names(repo, repo_dir)
     out = {c: version_from_package(reader, c, names) or version_from_metadata(reader, c)
            for c in dict.fromkeys(commits)}
-    out.update(versions_from_tags(repo_dir, [c for c, found in out.items() if found is None]))
+    out.update(versions_from_tags(repo_dir, [c for c, found in out.items() if found is None], names))
     for commit, found in out.items():
         if found is None:
             out[commit] = version_from_other_package(reader, commit)
