@@ -615,3 +615,27 @@ def test_sample_never_names_a_file_the_suites_own_command_ignores(tmp_path: Path
     assert len(found) == 70 and not any("benchmarks" in f or "slow" in f for f in found)
     samples = plan_samples(plan, facts, tree)
     assert samples is not None and not any("benchmarks" in f for s in samples for f in s.files)
+
+
+def test_one_requirement_named_twice_keeps_the_extras_of_both() -> None:
+    """universal_pathlib depends on `fsspec >=2024.5.0` and its dev extra on
+    `fsspec[smb,s3] >=2024.5.0`: keeping the first alone lost smbprotocol, and its conftest's
+    import of fsspec's smb module failed the whole suite."""
+    from issuebench.setup.requirements import merge
+
+    merged = merge(["fsspec >=2024.5.0", "pytest"], ["fsspec[smb,s3] >=2024.5.0", "pytest[testing]", "pytest"])
+    assert merged == ["fsspec[s3,smb]>=2024.5.0", "pytest[testing]"]
+    assert merge(["fsspec"], ["fsspec[smb]>=2024"]) == ["fsspec[smb]>=2024"]
+
+
+def test_a_nox_sessions_argument_with_a_space_stays_one_argument(tmp_path: Path) -> None:
+    """universal_pathlib's `session.run("pytest", "-m", "not hdfs", ...)` read back as
+    `-m not` (and a path `hdfs`): pytest then refused the marker expression, 0 tests."""
+    noxfile = ('import nox\n\n@nox.session\ndef tests(session):\n    session.install(".[tests]")\n'
+               '    session.run("pytest", "-m", "not hdfs", "--cov", *session.posargs)\n')
+    init_repo(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg')\n", "noxfile.py": noxfile,
+                         "tests/test_a.py": "def test():\n    pass\n"})
+    tree = SourceTree.open(tmp_path)
+    facts = extract(tree)
+    plan = initial_plan(facts, tree, date=None, pythons=PYTHONS)
+    assert "-m 'not hdfs'" in plan.suite_command, plan.suite_command

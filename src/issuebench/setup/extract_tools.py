@@ -120,7 +120,8 @@ def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
             _add_requirement_token(token, facts, tree)
     for match in re.finditer(r"session\.run\(([^)]*)\)", text):
         words = re.findall(r"[\"']([^\"']+)[\"']", match.group(1))
-        command = " ".join(words)
+        # One argument each: `"-m", "not hdfs"` stays one marker expression when read back.
+        command = shlex.join(words)
         if _TEST_CMD.search(command):
             facts.test_commands.append(command)
 

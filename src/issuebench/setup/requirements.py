@@ -130,8 +130,26 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
                 continue
             key = f"{name};{split_marker(req)[1]}"
             if key not in out or (_is_bare(out[key]) and not _is_bare(req)):
-                out[key] = req.strip()
+                out[key] = _with_extras_of(req.strip(), out.get(key))
+            else:
+                out[key] = _with_extras_of(out[key], req)
     return list(out.values())
+
+
+def _with_extras_of(kept: str, other: str | None) -> str:
+    """`kept` also asking for the extras `other` asks for: a project's own `fsspec>=2024.5` and its
+    test extra's `fsspec[smb,s3]>=2024.5` are one requirement, and the extras are what the tests
+    import (universal_pathlib's conftest imports smbclient through fsspec[smb])."""
+    if other is None:
+        return kept
+    try:
+        mine, theirs = Requirement(kept), Requirement(other)
+    except InvalidRequirement:
+        return kept
+    if theirs.extras <= mine.extras:
+        return kept
+    mine.extras |= theirs.extras
+    return str(mine)
 
 
 def split_marker(req: str) -> tuple[str, str]:
