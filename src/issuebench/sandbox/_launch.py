@@ -17,6 +17,7 @@ TAG = "issuebench-launch:"
 def main() -> None:
     spec = json.loads(sys.argv[1])
     argv = sys.argv[2:]
+    _die_with(spec.get("parent"))
     try:
         for procs in spec.get("cgroups", []):
             with open(procs, "w") as handle:
@@ -27,6 +28,21 @@ def main() -> None:
     except OSError as exc:
         sys.stderr.write(f"{TAG} cannot start {argv[:1]}: {exc}\n")
         sys.stderr.flush()
+        os._exit(LAUNCH_FAILED)
+
+
+def _die_with(parent: "int | None") -> None:
+    """SIGKILL when the harness that started this dies (kept across exec), and stop at once if it
+    is already gone: nothing would hold the run to its limits."""
+    if not parent:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
         os._exit(LAUNCH_FAILED)
 
 

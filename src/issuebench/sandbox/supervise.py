@@ -68,22 +68,31 @@ class _State:
 
 _PRLIMIT = shutil.which("prlimit")
 _SH = shutil.which("sh")
+_SETPRIV = shutil.which("setpriv")
 
 
 def launcher_argv(cgroup_procs: Sequence[str], rlimits: Mapping[str, int], argv: Sequence[str]) -> list[str]:
     """The command that joins the run's cgroups, sets its rlimits, then execs argv.
 
-    A POSIX shell plus util-linux's prlimit start in about a millisecond, where a Python launcher
-    takes tens; without them the Python launcher (_launch.py) does the same job.
+    It dies with this process from its first instant: the parent-death signal is set before
+    anything else runs, and a launcher whose parent is already gone stops there. bwrap's own
+    --die-with-parent comes later, once bwrap runs; a harness killed (SIGKILL) between the fork
+    and that moment used to leave a sandbox running with no one to hold it to its time limit.
+
+    A POSIX shell plus util-linux's prlimit (and setpriv) start in about a millisecond, where a
+    Python launcher takes tens; without them the Python launcher (_launch.py) does the same job.
     """
+    parent = os.getpid()
     if _PRLIMIT is None or _SH is None:
-        spec = json.dumps({"cgroups": list(cgroup_procs), "rlimits": dict(rlimits)})
+        spec = json.dumps({"cgroups": list(cgroup_procs), "rlimits": dict(rlimits), "parent": parent})
         return [sys.executable, "-I", "-S", LAUNCHER, spec, *argv]
     fail = f'{{ echo "{_launch.TAG} cannot join the run\'s cgroup" >&2; exit {_launch.LAUNCH_FAILED}; }}'
-    lines = [f"echo $$ > {shlex.quote(path)} || {fail}" for path in cgroup_procs]
+    lines = [f'[ "$PPID" = {parent} ] || exit {_launch.LAUNCH_FAILED}'] if _SETPRIV else []
+    lines += [f"echo $$ > {shlex.quote(path)} || {fail}" for path in cgroup_procs]
     options = " ".join(f"--{name.lower()}={value}:{value}" for name, value in rlimits.items())
     lines.append(f'exec {shlex.quote(_PRLIMIT)} {options} -- "$@"')
-    return [_SH, "-c", "\n".join(lines), "issuebench-launch", *argv]
+    shell = [_SH, "-c", "\n".join(lines), "issuebench-launch", *argv]
+    return [_SETPRIV, "--pdeathsig", "KILL", "--", *shell] if _SETPRIV else shell
 
 
 def rlimits_for(limits: Limits, group: RunCgroup) -> tuple[dict[str, int], list[str]]:
