@@ -275,3 +275,36 @@ def test_tests_that_set_a_locale_the_machine_lacks_are_left_out(tmp_path: Path) 
     log = done.stdout + done.stderr
     failing = [t for t, s in get_parser("unittest")(log).items() if s in (TestStatus.FAILED, TestStatus.ERROR)]
     assert locale_failures(log, failing) == ["test_locales.Cases.test_sets_it"]
+
+
+DOCKER_FIXTURE = '''
+import subprocess, sys
+import pytest
+
+@pytest.fixture(scope="session")
+def emulator():
+    # A conftest that starts its server in a container: the Docker client is on the machine, its
+    # daemon is not (and no sandbox reaches one).
+    subprocess.check_output([sys.executable, "-c",
+        "import sys; sys.stderr.write('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
+        "Is the docker daemon running?\\\\n'); sys.exit(1)"])
+    yield "http://localhost:4443"
+
+def test_on_the_emulator(emulator):
+    pass
+
+def test_wrong():
+    assert 1 == 2
+'''
+
+
+def test_a_test_whose_fixture_needs_a_docker_daemon_fails_in_every_environment(tmp_path: Path) -> None:
+    """universal_pathlib's gcs, azure and sftp fixtures run `docker run ...`; here the client exists
+    and no daemon does, so they fail whatever the environment (27 of 190 of its sample)."""
+    (tmp_path / "test_cloud.py").write_text(DOCKER_FIXTURE)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_cloud.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert sorted(run.failing) == ["test_cloud.py::test_on_the_emulator", "test_cloud.py::test_wrong"]
+    assert offline_failures(log, run.failing) == ["test_cloud.py::test_on_the_emulator"]
