@@ -38,8 +38,11 @@ _UNITTEST_END = compile_log_pattern(r"^(={20,}|-{20,}\nRan \d+ tests?)")
 
 
 @functools.cache
-def _network() -> Any:
-    regexes = [p["regex"] for p in load("diagnose")["pattern"] if p["kind"] == "needs_network"]
+def _network(in_output: bool = False) -> Any:
+    """The network signatures; `in_output`: those also read in a test's captured output (where
+    a program it ran wrote them), not in its traceback alone."""
+    regexes = [p["regex"] for p in load("diagnose")["pattern"]
+               if p["kind"] == "needs_network" and (not in_output or p.get("in_output"))]
     return compile_log_pattern("|".join(f"(?:{r})" for r in regexes))
 
 
@@ -62,8 +65,36 @@ def _on_this_machine(program: str) -> bool:
 
 
 def offline_failures(log: str, failing: list[str]) -> list[str]:
-    """The tests among `failing` whose own failure report shows a network fault."""
-    return _failures_showing(log, failing, _network(), _PYTEST_END)
+    """The tests among `failing` whose own failure report shows a network fault, and those that
+    failed at the setup of the same fixture with the same error: pytest prints what a
+    session-wide fixture wrote (`Cannot connect to the Docker daemon`) under the first test that
+    asked for it only, and the same exception under every later one."""
+    shown = set(_failures_showing(log, failing, _network(), _PYTEST_END)) | \
+        set(_failures_showing(log, failing, _network(in_output=True), _PYTEST_SECTION_END))
+    rest = [t for t in failing if t not in shown]
+    if shown and rest:
+        errors = _setup_errors(log)
+        offline = {errors[n] for t in shown for n in _report_names(t) if n in errors}
+        shown |= {t for t in rest if any(errors.get(n) in offline for n in _report_names(t))}
+    return [t for t in failing if t in shown]
+
+
+_ERROR_LINE = compile_log_pattern(r"^E\s+(\S.*)$")
+
+
+def _setup_errors(log: str) -> dict[str, str]:
+    """Report name -> the last `E` line of each pytest `ERROR at setup of` report."""
+    heads = list(_PYTEST_HEADER.finditer(log))
+    out: dict[str, str] = {}
+    for i, head in enumerate(heads):
+        if " at setup of " not in head.group(0):
+            continue
+        body = log[head.end():heads[i + 1].start() if i + 1 < len(heads) else len(log)]
+        closing = _PYTEST_END.search(body)
+        lines = [m.group(1) for m in _ERROR_LINE.finditer(body[:closing.start()] if closing else body)]
+        if lines:
+            out.update(dict.fromkeys(_header_names(head.group("name").strip()), lines[-1]))
+    return out
 
 
 def program_failures(log: str, failing: list[str]) -> dict[str, str]:
