@@ -18,6 +18,7 @@ import functools
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from typing import Any
 
 from issuebench.setup.data import load
@@ -84,15 +85,10 @@ _ERROR_LINE = compile_log_pattern(r"^E\s+(\S.*)$")
 
 def _setup_errors(log: str) -> dict[str, str]:
     """Report name -> the last `E` line of each pytest `ERROR at setup of` report."""
-    heads = list(_PYTEST_HEADER.finditer(log))
     out: dict[str, str] = {}
-    for i, head in enumerate(heads):
-        if " at setup of " not in head.group(0):
-            continue
-        body = log[head.end():heads[i + 1].start() if i + 1 < len(heads) else len(log)]
-        closing = _PYTEST_END.search(body)
-        lines = [m.group(1) for m in _ERROR_LINE.finditer(body[:closing.start()] if closing else body)]
-        if lines:
+    for head, body in _report_bodies(log, _PYTEST_HEADER, _PYTEST_END):
+        lines = [m.group(1) for m in _ERROR_LINE.finditer(body)]
+        if " at setup of " in head.group(0) and lines:
             out.update(dict.fromkeys(_header_names(head.group("name").strip()), lines[-1]))
     return out
 
@@ -137,15 +133,20 @@ def _reports(log: str, signature: Any, pytest_end: Any = _PYTEST_END) -> list[tu
         _reports_of(log, _UNITTEST_HEADER, _UNITTEST_END, signature)
 
 
-def _reports_of(log: str, header: Any, end: Any, signature: Any) -> list[tuple[str, str]]:
+def _report_bodies(log: str, header: Any, end: Any) -> Iterator[tuple[Any, str]]:
+    """(header match, the report's own text) of each failure report: from its header to the next
+    header, cut at the section end (RE2 reads the whole text it is given at each call, so each
+    report's slice is searched on its own)."""
     heads = list(header.finditer(log))
-    found = []
     for i, head in enumerate(heads):
-        stop = heads[i + 1].start() if i + 1 < len(heads) else len(log)
-        # The report's own slice is searched (RE2 reads the whole text it is given at each call).
-        body = log[head.end():stop]
+        body = log[head.end():heads[i + 1].start() if i + 1 < len(heads) else len(log)]
         closing = end.search(body)
-        body = body[:closing.start()] if closing else body
+        yield head, body[:closing.start()] if closing else body
+
+
+def _reports_of(log: str, header: Any, end: Any, signature: Any) -> list[tuple[str, str]]:
+    found = []
+    for head, body in _report_bodies(log, header, end):
         match = signature.search(body)
         if match:
             groups = [g for g in match.groups() if g]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from issuebench.setup.extract import Facts
@@ -74,7 +75,7 @@ def suite_files(plan: Plan, facts: Facts, tree: SourceTree) -> list[str]:
     return out
 
 
-def _ignored(args: list[str]):
+def _ignored(args: list[str]) -> Callable[[str], bool]:
     """Whether a path falls under the suite's `--ignore` / `--ignore-glob` options. pytest honours
     them only while it walks folders: a file named on the command line runs anyway, so a sample
     must not name one (zarr's own command ignores its benchmarks, which fill 4 GiB)."""
