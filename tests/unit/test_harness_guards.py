@@ -51,6 +51,25 @@ def test_runner_config_changes_are_found_and_undone(tmp_path):
     assert "evil" not in (ws / "pyproject.toml").read_text() and not (ws / "pkg" / "conftest.py").exists()
 
 
+def test_a_javascript_test_the_task_does_not_reset_is_put_back(tmp_path):
+    # vuejs/core's layout: a fix may not weaken another spec file's PASS_TO_PASS tests, nor a snapshot.
+    base = init_repo(tmp_path / "src", {
+        "packages/runtime-core/src/apiWatch.ts": "export const a = 1\n",
+        "packages/runtime-core/__tests__/apiWatch.spec.ts": "expect(a).toBe(1)\n",
+        "packages/runtime-core/__tests__/__snapshots__/render.spec.ts.snap": "exports[`x`] = `1`\n",
+        "src/core/scale.test.js": "expect(scale()).toBe(1)\n",
+    })
+    ws = create_workspace(tmp_path / "src", base, tmp_path / "w")
+    touched = ["packages/runtime-core/src/apiWatch.ts", "packages/runtime-core/__tests__/apiWatch.spec.ts",
+               "packages/runtime-core/__tests__/__snapshots__/render.spec.ts.snap", "src/core/scale.test.js"]
+    for rel in touched:
+        (ws / rel).write_text("changed by the model\n")
+    undone = undo_model_changes(ws, base, touched, [])
+    assert sorted(undone) == sorted(touched[1:])
+    assert (ws / touched[0]).read_text() == "changed by the model\n"   # the fix itself stays
+    assert (ws / touched[1]).read_text() == "expect(a).toBe(1)\n"
+
+
 def test_patches_that_reach_into_the_test_run_are_flagged():
     from issuebench.harness.guards import suspicious_lines
 

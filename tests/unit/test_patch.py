@@ -250,6 +250,19 @@ def test_new_and_deleted_files_apply(repo: Path) -> None:
         ("pkg/contest.py", False),
         ("pkg/testable.py", False),
         ("requests/models.py", False),
+        # other languages' tests, as the Multimodal and Multilingual rows' test patches lay them out
+        ("packages/runtime-core/__tests__/apiWatch.spec.ts", True),
+        ("__tests__/Range.ts", True),
+        ("packages/docusaurus-utils/src/__tests__/__snapshots__/markdownLinks.test.ts.snap", True),
+        ("src/core/scale.test.js", True),
+        ("tree_test.go", True),
+        ("promql/testdata/functions.test", True),
+        ("fastlane/spec/lane_manager_base_spec.rb", True),
+        ("src/test/java/com/google/gson/GsonTest.java", True),
+        ("packages/runtime-core/src/apiWatch.ts", False),
+        ("src/helpers/helpers.core.js", False),
+        ("openapi_core/spec/paths.py", False),
+        ("src/jv_print.c", False),
     ],
 )
 def test_is_test_path_on_real_layouts(path: str, expected: bool) -> None:

@@ -19,9 +19,17 @@ class TestPathRules:
 
     __test__ = False  # not a pytest test class despite the name
 
-    dirs: tuple[str, ...] = ("tests", "test", "testing")
+    # Beyond Python's: jest's `__tests__` (vuejs/core, immutable-js), its snapshots, Go's `testdata`.
+    dirs: tuple[str, ...] = ("tests", "test", "testing", "__tests__", "__snapshots__", "testdata")
     # test.py: a suite kept in one top-level module (chardet), a test file to the reference too.
-    file_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "*_tests.py", "test.py", "tests.py", "conftest.py")
+    # The other languages' conventions: a patch that edits one of their tests must be put back as a
+    # Python test is (harness/guards.py), or it decides its own PASS_TO_PASS verdict.
+    file_globs: tuple[str, ...] = ("test_*.py", "*_test.py", "*_tests.py", "test.py", "tests.py", "conftest.py",
+                                   *(f"*.{kind}.{ext}" for kind in ("test", "spec")
+                                     for ext in ("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts")),
+                                   "*.snap", "*_test.go", "*_spec.rb", "spec_helper.rb", "rails_helper.rb",
+                                   "*Test.java", "*Tests.java", "*Test.php",
+                                   "*_test.c", "*_test.cc", "*_test.cpp", "*_unittest.cc")
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
 
