@@ -94,9 +94,10 @@ class EnvSpec(BaseModel):
     pre_test: list[str] = Field(default_factory=list)
     test_cmd: str = "pytest -rA"
     # How test files named by the test patch become arguments of test_cmd:
-    # "paths" appends the paths, "django" turns tests/a/b.py into a.b, "sympy" keeps paths,
-    # "none" runs test_cmd as it is.
-    test_directives: Literal["paths", "django", "none"] = "paths"
+    # "paths" appends the paths, "django" turns tests/a/b.py into a.b (Django's runtests.py, run
+    # from tests/), "modules" into tests.a.b (a runner that takes dotted names from the root, as
+    # `python -m django test` does), "none" runs test_cmd as it is.
+    test_directives: Literal["paths", "django", "modules", "none"] = "paths"
     log_parser: str = "pytest"
     # ISO date (YYYY-MM-DD or full timestamp); resolution never sees newer releases.
     exclude_newer: str | None = None

@@ -45,6 +45,9 @@ def test_test_directives_follow_the_reference():
     assert commands.test_command(EnvSpec(test_cmd="pytest -rA"), TEST_PATCH) == \
         "pytest -rA tests/auth_tests/test_validators.py tests/test_b.py"
     assert commands.test_targets(EnvSpec(test_directives="none"), TEST_PATCH) == []
+    # `python -m django test` from the root: dotted names that keep the tests package.
+    assert commands.test_targets(EnvSpec(test_directives="modules"), TEST_PATCH) == \
+        ["tests.auth_tests.test_validators", "tests.test_b"]
 
 
 def test_workspaces_of_dead_runs_are_swept(tmp_path):

@@ -158,6 +158,29 @@ def test_unittest_only_repo_uses_unittest(tmp_path: Path) -> None:
     assert plan.suite_command == "python -m unittest discover -v -s tests -t ."
 
 
+def test_django_runner_with_its_settings_from_a_makefile_recipe(tmp_path: Path) -> None:
+    # django-debug-toolbar's Makefile: the settings on one line, the command on the continued next.
+    _facts, plan = _plan(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='pkg', install_requires=['django'])\n",
+        "Makefile": "test:\n\tDJANGO_SETTINGS_MODULE=tests.settings \\\n\t\tpython -m django test $${TEST_ARGS:-tests}\n"})
+    assert (plan.runner, plan.spec.log_parser, plan.spec.test_directives) == ("django", "django", "modules")
+    assert plan.spec.env_vars["DJANGO_SETTINGS_MODULE"] == "tests.settings"
+    assert plan.suite_command == "python -m django test -v 2 --noinput tests"
+
+
+def test_django_runner_needs_its_settings_and_pytest_wins_when_named(tmp_path: Path) -> None:
+    setup_py = "from setuptools import setup\nsetup(name='pkg')\n"
+    _facts, plan = _plan(tmp_path / "a", {"setup.py": setup_py, "tox.ini": "[testenv]\ncommands = django-admin test\n"})
+    assert plan.runner == "pytest"          # no settings module named: Django's runner cannot start
+    facts, plan = _plan(tmp_path / "b", {"setup.py": setup_py,
+                                         "tox.ini": "[testenv]\ncommands = django-admin test --settings=tests.conf\n"})
+    assert plan.runner == "django" and facts.django_settings == "tests.conf"
+    _facts, plan = _plan(tmp_path / "c", {"setup.py": setup_py, "tox.ini": (
+        "[testenv]\ndeps = pytest-django\nsetenv = DJANGO_SETTINGS_MODULE=tests.settings\n"
+        "commands = python -m django test\n    pytest\n")})
+    assert plan.runner == "pytest"          # the project runs pytest too (pytest-django)
+
+
 def test_broken_config_is_noted_not_fatal(tmp_path: Path) -> None:
     facts, plan = _plan(tmp_path, {"setup.cfg": "not an ini [[[", "pyproject.toml": "= broken"})
     assert any("not parsed" in n for n in facts.notes)

@@ -38,6 +38,8 @@ def test_targets(spec: EnvSpec, test_patch: str) -> list[str]:
                 parts = parts[1:]
             targets.append(".".join(parts))
         return targets
+    if spec.test_directives == "modules":
+        return [".".join(PurePosixPath(path[: -len(".py")]).parts) for path in files if path.endswith(".py")]
     return files
 
 

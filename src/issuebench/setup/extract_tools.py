@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from issuebench.setup.facts import ALL_EXTRAS, Facts, ini, lines, versions
+from issuebench.setup.facts import ALL_EXTRAS, DJANGO_TEST, Facts, ini, lines, versions
 from issuebench.setup.requirements import (
     clean_requirement,
     only_for_python,
@@ -25,12 +25,24 @@ from issuebench.setup.source import SourceTree
 _COMMAND_KEYS = {"run", "script", "install", "before_install", "before_script", "command", "test_script",
                  "build_script", "commands", "steps"}
 _TEST_CMD = re.compile(r"(\bpy\.?test\b|python\d?(\.\d+)? -m (pytest|unittest|nose)\b|\bnosetests\b|"
-                       r"setup\.py test\b|\btrial\b)")
+                       r"setup\.py test\b|\btrial\b|" + DJANGO_TEST.pattern + ")")
+# Where a Django project's test command names its settings module.
+_DJANGO_SETTINGS = re.compile(r"(?:\bDJANGO_SETTINGS_MODULE\s*=\s*|--settings[= ])[\"']?([A-Za-z_][\w.]*)")
 
 
 def runs_tests(command: str) -> bool:
     """Whether a command line runs a Python test runner."""
     return bool(_TEST_CMD.search(command))
+
+
+def _add_test_command(line: str, facts: Facts, context: str = "") -> None:
+    """Record a test command line; `context` is text around it that may set its environment (a
+    Makefile recipe's earlier lines, tox's setenv)."""
+    facts.test_commands.append(line)
+    if DJANGO_TEST.search(line) and facts.django_settings is None:
+        found = _DJANGO_SETTINGS.search(line) or _DJANGO_SETTINGS.search(context)
+        if found:
+            facts.django_settings = found.group(1)
 
 
 # tox factors that name a Python or the plain test run; any other factor (numpy, twisted, freeze,
@@ -64,11 +76,12 @@ def read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
             _add_requirement_token(line, facts, tree)
         facts.wanted_extras += [e.strip() for e in re.split(r"[,\s]+", cfg.get(section, "extras", fallback=""))
                                 if e.strip() and _tox_unfactor(e.strip())]
+        setenv = cfg.get(section, "setenv", fallback="")
         for line in lines(cfg.get(section, "commands", fallback="")):
             line = _tox_unfactor(line)
             if line and _TEST_CMD.search(line):
                 line = re.sub(r"\{posargs[^}]*\}", "", line).replace("{envpython}", "python")
-                facts.test_commands.append(line)
+                _add_test_command(line, facts, setenv)
 
 
 def _plain(factors: str) -> bool:
@@ -123,13 +136,15 @@ def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
         # One argument each: `"-m", "not hdfs"` stays one marker expression when read back.
         command = shlex.join(words)
         if _TEST_CMD.search(command):
-            facts.test_commands.append(command)
+            _add_test_command(command, facts)
 
 
 def read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
-    for line in text.splitlines():
+    # A recipe line continued with a backslash is one command (`DJANGO_SETTINGS_MODULE=x \`, then
+    # `python -m django test` on the next line).
+    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
         if line.startswith("\t") and _TEST_CMD.search(line):
-            facts.test_commands.append(line.strip().lstrip("@-").strip())
+            _add_test_command(line.strip().lstrip("@-").strip(), facts)
 
 
 # -- CI and docs ----------------------------------------------------------------------------
@@ -211,7 +226,7 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
         return
     facts.wanted_extras += manager_extras(line)
     if line and _TEST_CMD.search(line):
-        facts.test_commands.append(line)
+        _add_test_command(line, facts)
 
 
 # A project manager's install of the project itself, whose options name the extras it takes.

@@ -14,6 +14,8 @@ from issuebench.setup.requirements import requirement_name
 TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci")
 # In wanted_extras: the repository's own test install takes every extra (`poetry install --all-extras`).
 ALL_EXTRAS = "*"
+# Django's own test runner, as a project's tox, Makefile or CI runs it (`coverage run -m django test`).
+DJANGO_TEST = re.compile(r"(?:-m django|\bdjango-admin(?:\.py)?) test\b")
 _VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
 
 
@@ -39,6 +41,9 @@ class Facts:
     pytest_testpaths: list[str] = field(default_factory=list)
     pytest_norecurse: list[str] = field(default_factory=list)      # norecursedirs globs
     unittest_suite: bool = False
+    # The settings module a Django project's own test command runs with (tox's setenv, the
+    # command's `DJANGO_SETTINGS_MODULE=` or `--settings`): Django's runner needs it named.
+    django_settings: str | None = None
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
     notes: list[str] = field(default_factory=list)
@@ -58,6 +63,11 @@ class Facts:
         names = {requirement_name(r) for r in self.all_test_requirements()}
         return (self.pytest_configured or "pytest" in names
                 or any(re.search(r"py\.?test", c) for c in self.test_commands))
+
+    @property
+    def runs_django_tests(self) -> bool:
+        """The repository's own tests run under Django's runner, with a settings module it names."""
+        return self.django_settings is not None and any(DJANGO_TEST.search(c) for c in self.test_commands)
 
     @property
     def unittest_pattern(self) -> str | None:

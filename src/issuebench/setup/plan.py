@@ -24,6 +24,8 @@ EDITABLE_INSTALL = "python -m pip install --no-deps --no-build-isolation -e ."
 BUILT_INSTALL = "python -m pip install --no-deps --no-build-isolation ."
 PYTEST_CMD = "pytest -rA"
 UNITTEST_CMD = "python -m unittest -v"
+# Django's runner from the root: test labels are dotted module names (it refuses file paths).
+DJANGO_CMD = "python -m django test -v 2 --noinput"
 # Build helpers that the legacy setup.py path needs in the venv (no build isolation).
 _SETUPTOOLS_BUILD = ["setuptools", "wheel"]
 _NEVER_INSTALL = {"pytest-runner", "pip", "distribute", "setuptools-git"}
@@ -34,7 +36,7 @@ class Plan:
     """One candidate setup: the spec plus what the loop needs to run and revise it."""
 
     spec: EnvSpec
-    runner: str                              # "pytest" | "unittest"
+    runner: str                              # "pytest" | "unittest" | "django"
     test_args: list[str] = field(default_factory=list)   # appended to test_cmd for the full suite
     pythons: list[str] = field(default_factory=list)     # candidate Pythons, preferred first
     origin: str = "extracted"
@@ -48,6 +50,9 @@ class Plan:
                 self.test_args[0].startswith("-") else []
             pattern = ["-p", shlex.quote(self.unittest_pattern)] if self.unittest_pattern else []
             return " ".join(["python -m unittest discover -v", *start, *pattern])
+        if self.runner == "django":
+            # A folder label is discovered (test*.py below it); pytest options do not carry over.
+            return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args[:1] if not a.startswith("-"))])
         return " ".join([self.spec.test_cmd, *(shlex.quote(a) for a in self.test_args)])
 
     def built_spec(self) -> EnvSpec:
@@ -96,13 +101,16 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     gate = coverage_threshold(tree) if runner == "pytest" else None
     exits = stops_at_first_failure(tree) if runner == "pytest" else None
     pytest_cmd = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "")
+    if runner == "django" and facts.django_settings:
+        env_vars["DJANGO_SETTINGS_MODULE"] = facts.django_settings
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
         pre_install=cythonize_commands(generated),
         install=[*(_install_commands(facts, date) if installable else []), *helper_installs],
-        test_cmd=pytest_cmd if runner == "pytest" else UNITTEST_CMD,
-        log_parser="pytest" if runner == "pytest" else "unittest",
+        test_cmd={"pytest": pytest_cmd, "django": DJANGO_CMD}.get(runner, UNITTEST_CMD),
+        log_parser={"pytest": "pytest", "django": "django"}.get(runner, "unittest"),
+        test_directives="modules" if runner == "django" else "paths",
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
         env_vars=env_vars,
@@ -179,9 +187,12 @@ def local_package_installs(facts: Facts, tree: SourceTree) -> tuple[list[str], l
 
 
 def choose_runner(facts: Facts) -> str:
-    """pytest whenever the repository mentions it; unittest when it only knows test_suite/unittest."""
+    """pytest whenever the repository mentions it; Django's runner when its own test command is
+    that, with a settings module; unittest when it only knows test_suite/unittest."""
     if facts.uses_pytest:
         return "pytest"
+    if facts.runs_django_tests:
+        return "django"
     if facts.unittest_suite or any("unittest" in c for c in facts.test_commands):
         return "unittest"
     return "pytest"

@@ -1,0 +1,103 @@
+"""A Django project whose own tests run under Django's runner (`python -m django test`, the
+settings module named in tox's setenv), not pytest: collect sets it up, validate keeps the task,
+gold resolves it. Real git, real uv environment (Django from the registry), the real sandbox.
+
+Under pytest (what setup ran before it read Django's runner) every test module fails to import:
+Django's settings are not configured.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from issuebench.cli.main import app
+from issuebench.setup.pyversions import installed_minors
+from tests.unit.test_collect_mining import Repo
+
+pytestmark = [pytest.mark.slow, pytest.mark.network]
+
+PYPROJECT = """[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "acme-shop"
+version = "1.0"
+requires-python = ">=3.10"
+dependencies = ["django>=4.2"]
+
+[tool.setuptools]
+packages = ["shop"]
+"""
+TOX = """[tox]
+envlist = py{310,311}-django
+
+[testenv]
+setenv =
+    DJANGO_SETTINGS_MODULE = tests.settings
+deps = coverage
+commands = python -m coverage run -m django test -v2 {posargs:tests}
+"""
+SETTINGS = ("SECRET_KEY = 'not-secret'\nINSTALLED_APPS = []\n"
+            "DATABASES = {'default': {'ENGINE': 'django.db.backends.sqlite3', 'NAME': ':memory:'}}\n"
+            "USE_TZ = True\n")
+CORE = "def add(a, b):\n    return a - b\n"
+TESTS = ("from django.conf import settings\nfrom django.test import SimpleTestCase\n\nfrom shop.calc import add\n\n\n"
+         "class CalcTests(SimpleTestCase):\n    def test_zero(self):\n        assert settings.SECRET_KEY\n"
+         "        self.assertEqual(add(0, 0), 0)\n")
+FIX_TEST = "\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+DATE = "2024-06-03T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def _needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from issuebench.sandbox import get_sandbox
+
+    try:
+        get_sandbox()
+    except Exception as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    if not {"3.10", "3.11", "3.12"} & set(installed_minors()):
+        pytest.skip("needs Python 3.10 to 3.12")
+    monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
+
+
+def _rows(path: Path) -> dict[str, dict]:
+    return {r["instance_id"]: r for r in map(json.loads, path.read_text().splitlines())}
+
+
+def test_a_django_runner_project_is_set_up_validated_and_resolved_by_gold(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    repo = Repo(repos / "acme__shop")
+    repo.commit("init", {"pyproject.toml": PYPROJECT, "tox.ini": TOX, "shop/__init__.py": "", "shop/calc.py": CORE,
+                         "tests/__init__.py": "", "tests/settings.py": SETTINGS, "tests/test_calc.py": TESTS},
+                date=DATE)
+    repo.commit("Fix add (#1)", {"shop/calc.py": CORE.replace("a - b", "a + b"),
+                                 "tests/test_calc.py": TESTS + FIX_TEST}, date=DATE)
+    cli = CliRunner()
+    candidates = tmp_path / "cand.jsonl"
+    res = cli.invoke(app, ["collect", str(repos / "acme__shop"), "-o", str(candidates), "-q"])
+    assert res.exit_code == 0, res.output
+    env = _rows(candidates)["acme__shop-1"]["env"]
+    assert env["test_cmd"].startswith("python -m django test")
+    assert env["env_vars"]["DJANGO_SETTINGS_MODULE"] == "tests.settings"
+
+    tasks = tmp_path / "tasks.jsonl"
+    res = cli.invoke(app, ["validate", str(candidates), "--repos", str(repos), "-o", str(tasks), "--repeats", "1",
+                           "--timeout", "120"])
+    assert res.exit_code == 0, res.output
+    kept = _rows(tasks)["acme__shop-1"]
+    # Django's runner named the tests by dotted module (it takes no file paths).
+    assert kept["FAIL_TO_PASS"] == ["test_add (tests.test_calc.CalcTests.test_add)"] or \
+        kept["FAIL_TO_PASS"] == ["test_add (tests.test_calc.CalcTests)"]
+    assert len(kept["PASS_TO_PASS"]) == 1 and "test_zero" in kept["PASS_TO_PASS"][0]
+
+    res = cli.invoke(app, ["eval", "-d", str(tasks), "-p", "gold", "--repos", str(repos), "-o", str(tmp_path / "eval"),
+                           "--run-id", "gold", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    result = tmp_path / "eval" / "logs" / "run_evaluation" / "gold" / "gold" / "acme__shop-1" / "result.json"
+    assert json.loads(result.read_text())["status"] == "resolved"
