@@ -317,3 +317,35 @@ def test_a_test_whose_fixture_needs_a_docker_daemon_fails_in_every_environment(t
     assert log.count("Cannot connect to the Docker daemon") == 1
     assert sorted(offline_failures(log, run.failing)) == ["test_cloud.py::test_again_on_the_emulator",
                                                           "test_cloud.py::test_on_the_emulator"]
+
+
+# The drivers' words, as a real run of flask-admin's suite printed them with no server running.
+DATABASE_TESTS = '''
+class OperationalError(Exception):
+    pass
+
+class ServerSelectionTimeoutError(Exception):
+    pass
+
+def test_postgres():
+    raise OperationalError('connection to server at "localhost" (127.0.0.1), port 5432 failed: Connection refused'
+                           '\\n\\tIs the server running on that host and accepting TCP/IP connections?')
+
+def test_mongo():
+    raise ServerSelectionTimeoutError("localhost:27017: [Errno 111] Connection refused (configured timeouts: "
+                                      "socketTimeoutMS: 20000.0ms, connectTimeoutMS: 20000.0ms), Timeout: 30s")
+
+def test_wrong():
+    assert 3 == 2
+'''
+
+
+def test_a_test_that_needs_a_database_server_fails_in_every_environment(tmp_path: Path) -> None:
+    """flask-admin's PostgreSQL and MongoDB tests (25 of its 419) kept its setup at 94%."""
+    (tmp_path / "test_db.py").write_text(DATABASE_TESTS)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_db.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert len(run.failing) == 3
+    assert sorted(offline_failures(log, run.failing)) == ["test_db.py::test_mongo", "test_db.py::test_postgres"]
