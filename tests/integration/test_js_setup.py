@@ -61,3 +61,19 @@ def test_eval_setup_fallback_covers_a_javascript_row_without_a_recipe(tmp_path):
     run = run_tests(task, task.patch, ctx)
     assert run.status_map.get("add adds negative numbers") == "PASSED", run.reason
     assert any(note.startswith("setup fallback") for note in run.notes)
+
+
+def test_the_suite_runs_where_scripts_test_points_its_runner(tmp_path):
+    # terser's layout: `node test/compress.js && mocha test/mocha`; mocha's own default (./test)
+    # holds no mocha file there, so a run of the runner alone passes nothing.
+    package = {**PACKAGE, "scripts": {"test": "node test/check.js && mocha --timeout 5000 test/mocha"}}
+    repo = tmp_path / "tiny"
+    commit = init_repo(repo, {"package.json": json.dumps(package), "add.js": "module.exports = (a, b) => a + b;\n",
+                              "test/check.js": "process.exit(0);\n",
+                              "test/mocha/add.test.js": TESTS.replace("'../add'", "'../../add'")},
+                       date="2020-06-01T00:00:00Z")
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    result = setup_repository(repo, commit=commit, date="2020-06-01T00:00:00Z", builder=builder)
+    assert result.success, result.reason
+    assert result.test_args == ["test/mocha"]      # not the option's value 5000
+    assert result.suite_command.endswith("-R tap test/mocha") and result.tests_passed == 2

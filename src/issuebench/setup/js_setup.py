@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import time
 from pathlib import Path
@@ -63,6 +64,23 @@ def choose_runner(package_json: dict[str, Any]) -> tuple[str | None, str]:
     return None, "no test runner named in scripts.test or the dependencies"
 
 
+def runner_paths(test_script: str, runner: str, source: Path, commit: str) -> list[str]:
+    """The paths scripts.test gives its runner (terser: `node test/compress.js && mocha test/mocha`):
+    the suite the project runs, where the runner's default (mocha's ./test) finds another or none.
+    Only words that name a path of the commit, or a glob; an option's value is neither."""
+    for part in re.split(r"&&|\|\||;", test_script):
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            continue
+        at = next((i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] == runner), None)
+        if at is None:
+            continue
+        return [word for word in words[at + 1:] if not word.startswith("-") and
+                ("*" in word or _show(source, commit, word.rstrip("/")) is not None)]
+    return []
+
+
 def plan_spec(source: Path, commit: str) -> tuple[EnvSpec | None, str]:
     """The node recipe the project's own files give (None, with why, when they give none)."""
     text = _show(source, commit, "package.json")
@@ -84,23 +102,30 @@ def setup_javascript(source: Path, *, commit: str, date: str | None = None, buil
     """The recipe for the repository at `commit`, built and its suite run once."""
     started = time.monotonic()
     repo = repo_name or source.name.replace("__", "/", 1)
+    paths: list[str] = []
+    suite: str | None = None
 
     def result(success: bool, spec: EnvSpec | None, reason: str, run: int = 0, passed: int = 0,
                failing: list[str] | None = None) -> SetupResult:
-        return SetupResult(success, repo, commit, date, spec, spec.log_parser if spec else None, [],
-                           spec.test_cmd if spec else None, run, passed, failing or [], [],
+        return SetupResult(success, repo, commit, date, spec, spec.log_parser if spec else None, paths,
+                           suite, run, passed, failing or [], [],
                            time.monotonic() - started, reason=reason)
 
     spec, why = plan_spec(source, commit)
     if spec is None:
         return result(False, None, why)
+    # The whole suite as scripts.test names it; a task's run names its own test files instead.
+    package_json = json.loads(_show(source, commit, "package.json") or "{}")
+    paths = runner_paths(str((package_json.get("scripts") or {}).get("test") or ""),
+                         choose_runner(package_json)[0] or "", source, commit)
+    suite = " ".join([spec.test_cmd, *(shlex.quote(p) for p in paths)])
     spec = spec.model_copy(update={"exclude_newer": date})
     sandbox = sandbox or get_sandbox()
     ws = create_workspace(source, commit, repo=repo, when=date)
     try:
         env = ensure_env_with_overlay(builder, spec, ws)
         prep = builder.prepare_run(env, ws)
-        run = sandbox.run(["bash", "-c", spec.test_cmd], workspace=ws, binds=prep.binds, env=prep.env,
+        run = sandbox.run(["bash", "-c", suite], workspace=ws, binds=prep.binds, env=prep.env,
                           limits=Limits(timeout=test_timeout), network=False)
     except Exception as exc:  # any build failure is this setup's answer, said in the reason
         return result(False, spec, f"the environment could not be built: {getattr(exc, 'message', exc)}")
