@@ -77,3 +77,27 @@ def test_the_suite_runs_where_scripts_test_points_its_runner(tmp_path):
     assert result.success, result.reason
     assert result.test_args == ["test/mocha"]      # not the option's value 5000
     assert result.suite_command.endswith("-R tap test/mocha") and result.tests_passed == 2
+
+
+def test_a_tool_that_writes_under_node_modules_runs(tmp_path):
+    # vite (under vitest) bundles its config into node_modules/.vite-temp at every start; the
+    # environment's node_modules is read-only in the run (citty: EROFS, no test ran).
+    writes = """const assert = require('assert');
+const fs = require('fs');
+const path = require('path');
+describe('vite-like', () => {
+  it('bundles its config under node_modules', () => {
+    const dir = path.join(__dirname, '..', 'node_modules', '.vite-temp');
+    fs.mkdirSync(dir, {recursive: true});
+    fs.writeFileSync(path.join(dir, 'config.mjs'), 'export default {}');
+    assert.strictEqual(fs.readFileSync(path.join(dir, 'config.mjs'), 'utf8'), 'export default {}');
+  });
+});
+"""
+    repo = tmp_path / "tiny"
+    commit = init_repo(repo, {"package.json": json.dumps(PACKAGE), "add.js": "module.exports = (a, b) => a + b;\n",
+                              "test/vite.test.js": writes}, date="2020-06-01T00:00:00Z")
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    result = setup_repository(repo, commit=commit, date="2020-06-01T00:00:00Z", builder=builder)
+    assert result.success, result.reason
+    assert result.tests_passed == 1 and result.failing_tests == []

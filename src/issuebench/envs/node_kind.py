@@ -93,6 +93,29 @@ class NodeEnv:
         return env
 
 
+# Folders under node_modules that tools write to at every run, with no setting to move them: vite
+# bundles a TypeScript config into node_modules/.vite-temp (vitest 4 on citty: EROFS, no test ran),
+# keeps its optimised dependencies in .vite, vitest its results in .vitest. The environment's
+# node_modules is read-only in the run: each gets a writable folder of the run's own.
+TOOL_SCRATCH = (".vite-temp", ".vite", ".vitest")
+
+
+def tool_scratch_binds(env: NodeEnv, workspace: Path) -> list[Bind]:
+    """A writable bind per tool folder of each node_modules the environment holds, from a folder
+    inside the workspace's .git (removed with the workspace, never seen by the tests or by git)."""
+    binds = []
+    for n, rel in enumerate(env.manifest.get("node_modules", [])):
+        for name in TOOL_SCRATCH:
+            mount_point = env.path / TREE / rel / name
+            if mount_point.is_dir() and any(mount_point.iterdir()):
+                continue                 # the install put files there: theirs to keep, not to hide
+            mount_point.mkdir(parents=True, exist_ok=True)
+            scratch = workspace / ".git" / "node-scratch" / str(n) / name
+            scratch.mkdir(parents=True, exist_ok=True)
+            binds.append(Bind(scratch, dst=f"{config.TESTBED_PATH}/{rel}/{name}", writable=True))
+    return binds
+
+
 def browser_env(wrapper: Path) -> dict[str, str]:
     """The system's Chromium for karma and puppeteer, when it is installed (through the env's
     wrapper: the run is root in its own namespace, where Chromium's own sandbox cannot start; the
@@ -134,7 +157,8 @@ class NodeKind:
                           lambda path, log: self._build(spec, env_hash, path, Path(workspace), log))
 
     def prepare_run(self, env: Any, workspace: Path) -> RunPreparation:
-        return plain_preparation(env)
+        prep = plain_preparation(env)
+        return RunPreparation(binds=[*prep.binds, *tool_scratch_binds(env, workspace)], env=prep.env)
 
     def prepare_patched_run(self, env: Any, workspace: Path, prep: RunPreparation) -> RunPreparation:
         """`prep` with a layer for the dependencies the patches added to package.json (node_patched)."""
