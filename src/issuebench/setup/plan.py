@@ -98,32 +98,40 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     generated = missing_cython_outputs(tree) if installable else []
     if generated and not any(canonical_name(requirement_name(p) or "") == CYTHON for p in packages):
         packages.append(CYTHON)
-    gate = coverage_threshold(tree) if runner == "pytest" else None
-    exits = stops_at_first_failure(tree) if runner == "pytest" else None
-    pytest_cmd = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "")
-    if runner == "django" and facts.django_settings:
-        env_vars["DJANGO_SETTINGS_MODULE"] = facts.django_settings
+    test_fields, runner_vars, runner_notes = _test_fields(runner, facts, tree)
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
         pre_install=cythonize_commands(generated),
         install=[*(_install_commands(facts, date) if installable else []), *helper_installs],
-        test_cmd={"pytest": pytest_cmd, "django": DJANGO_CMD}.get(runner, UNITTEST_CMD),
-        log_parser={"pytest": "pytest", "django": "django"}.get(runner, "unittest"),
-        test_directives="modules" if runner == "django" else "paths",
+        **test_fields,
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
-        env_vars=env_vars,
+        env_vars={**env_vars, **runner_vars},
         # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
         pre_test=rebuild_before_tests(tree, generated) if installable else [],
-        notes=[f"setup: {note}" for note in facts.notes[:5]]
-        + ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
-            "with --no-cov"] if gate else [])
-        + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else []),
+        notes=[f"setup: {note}" for note in facts.notes[:5]] + runner_notes,
         submodules=dict(facts.submodule_repos),
     )
     return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
                 unittest_pattern=facts.unittest_pattern)
+
+
+def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """The spec's test command, parser and directives for the runner, the variables the runner
+    needs, and what to say of the command's options."""
+    if runner == "django":
+        settings = {"DJANGO_SETTINGS_MODULE": facts.django_settings} if facts.django_settings else {}
+        return {"test_cmd": DJANGO_CMD, "log_parser": "django", "test_directives": "modules"}, settings, []
+    if runner != "pytest":
+        return {"test_cmd": UNITTEST_CMD, "log_parser": "unittest"}, {}, []
+    gate = coverage_threshold(tree)
+    exits = stops_at_first_failure(tree)
+    notes = ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
+              "with --no-cov"] if gate else []) \
+        + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else [])
+    command = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "")
+    return {"test_cmd": command, "log_parser": "pytest"}, {}, notes
 
 
 # The environment's editable install compiled the base commit's extensions in place; a patch that
