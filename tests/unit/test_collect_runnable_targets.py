@@ -138,3 +138,29 @@ def test_a_python_data_file_of_data_driven_tests_is_no_target(tmp_path: Path) ->
     assert row.env is not None and row.env.test_cmd == "pytest -rA" and row.env.test_directives == "none"
     done = _run(repo, row)
     assert done.returncode == 0 and "PASSED tests/test_data.py::test_data[testing/data/python313.py]" in done.stdout
+
+
+def _node_row(tmp_path: Path, changes: dict[str, str]) -> Task:
+    """terser's layout: scripts.test runs `node test/compress.js && mocha test/mocha`; the files
+    under test/compress are inputs test/compress.js reads, not mocha files."""
+    repo = tmp_path / "repos" / "o__js"
+    package = '{"scripts": {"test": "node test/compress.js && mocha test/mocha"}, "devDependencies": {"mocha": "9"}}'
+    base, test_patch = _changed(repo, {"package.json": package, "test/compress.js": "// runs the cases\n",
+                                       "test/compress/new.js": "a: { input: {} }\n",
+                                       "test/mocha/tokens.js": "it('reads', () => {});\n"}, changes, "tests")
+    recipe = EnvSpec(kind="node", test_cmd="./node_modules/.bin/mocha -R tap", log_parser="tap")
+    _, with_env = harness_runner(repos_dir=tmp_path / "repos", recipe=recipe, no_sandbox=True,
+                                 work_dir=tmp_path / "work")
+    return with_env(Task(instance_id="o__js-1", repo="o/js", base_commit=base, patch="", test_patch=test_patch))
+
+
+def test_a_javascript_runner_is_handed_only_files_under_its_paths(tmp_path: Path) -> None:
+    row = _node_row(tmp_path, {"test/compress/new.js": "b: { input: {} }\n",
+                               "test/mocha/tokens.js": "it('reads again', () => {});\n"})
+    assert row.env is not None and row.env.test_directives == "none"
+    assert row.env.test_cmd == "./node_modules/.bin/mocha -R tap test/mocha/tokens.js"
+
+
+def test_a_javascript_patch_of_runner_inputs_only_runs_the_runner_paths(tmp_path: Path) -> None:
+    row = _node_row(tmp_path, {"test/compress/new.js": "b: { input: {} }\n"})
+    assert row.env is not None and row.env.test_cmd == "./node_modules/.bin/mocha -R tap test/mocha"

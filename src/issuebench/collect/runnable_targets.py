@@ -8,10 +8,16 @@ that never happened; so do a test module the patch deletes (vulture's move of
 `tests/test_unreachable.py` into a new module) and a patch that changes only a `conftest.py`.
 A row made here names its targets itself instead: the test modules among the files that remain,
 or none (the whole suite, as the runner's configuration finds it).
+
+A JavaScript suite is given the same care where the project's `scripts.test` hands its runner
+paths (terser: `node test/compress.js && mocha test/mocha`): a test patch's files elsewhere
+(`test/compress/*.js`, inputs that test/compress.js reads) are not the runner's, and mocha, handed
+one, stops before any test. Only the files under those paths are targets, or those paths alone.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 
@@ -30,22 +36,36 @@ _DATA_FOLDERS = frozenset({"data", "testdata", "test_data", "fixtures", "samples
 _TEST_MODULE_NAME = re.compile(r"^(test_.*|.*_test|tests?)\.py$")
 
 
-def with_runnable_targets(spec: EnvSpec, test_patch: str) -> EnvSpec:
-    """spec, or a copy whose command names only the test modules of the patch (directives off)
-    when the patch's targets include a file a Python test runner cannot collect."""
-    if spec.kind != "python" or spec.test_directives != "paths":
+def with_runnable_targets(spec: EnvSpec, test_patch: str, suite: list[str] | None = None) -> EnvSpec:
+    """spec, or a copy whose command names only the test files of the patch its runner can take
+    (directives off): for Python, when the patch's targets include a file pytest cannot collect;
+    for Node, when some lie outside `suite`, the paths the project's scripts.test gives its runner."""
+    if spec.test_directives != "paths" or spec.kind not in ("python", "node"):
         return spec
     targets = test_targets(spec, test_patch)
     deleted = _deleted_files(test_patch)
-    modules = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted
-               and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES and not _data_file(t)]
-    if modules == targets:
+    if spec.kind == "node":
+        if not suite:
+            return spec
+        runnable = [t for t in targets if t not in deleted and _under_any(t, suite)]
+        fallback = suite
+    else:
+        runnable = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted
+                    and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES and not _data_file(t)]
+        fallback = []
+    if runnable == targets and (runnable or not fallback):
         return spec
-    command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in modules)])
+    command = " ".join([spec.test_cmd, *(shlex.quote(m) for m in runnable or fallback)])
     note = "validate: the test patch's data files and deleted files are not test targets: " + (
-        "its test modules run" if modules else "the whole suite runs")
+        "its test files run" if runnable else "the whole suite runs")
     return spec.model_copy(update={"test_cmd": command, "test_directives": "none",
                                    "notes": [*spec.notes, note]})
+
+
+def _under_any(path: str, suite: list[str]) -> bool:
+    """Whether `path` is one of the suite's paths, lies under one, or matches one that is a glob."""
+    return any(path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/")
+               or ("*" in p and fnmatch.fnmatch(path, p)) for p in suite)
 
 
 def _data_file(path: str) -> bool:

@@ -49,7 +49,7 @@ from issuebench.harness import (
 )
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatusMap
 from issuebench.repos import find_repo
-from issuebench.setup import fallback_spec, remembered, remembered_spec
+from issuebench.setup import fallback_spec, remembered, remembered_spec, suite_paths
 
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
 
@@ -304,12 +304,14 @@ def harness_runner(*, repos_dir: Path | None, recipe: EnvSpec | None = None,
         if task.env is None and recipe is not None:
             task = task.model_copy(update={"env": recipe})
         try:
-            spec = resolve_task_spec(task, recipes_dir, _clone_of(task, repos_dir))
+            clone = _clone_of(task, repos_dir)
+            spec = resolve_task_spec(task, recipes_dir, clone)
         except IssuebenchError:
             if setup_fallback:
                 return task  # the harness sets the version up (instance.run_tests)
             raise
-        return task.model_copy(update={"env": with_runnable_targets(spec, task.test_patch)})
+        suite = suite_paths(clone, task.base_commit) if spec.kind == "node" and clone else None
+        return task.model_copy(update={"env": with_runnable_targets(spec, task.test_patch, suite)})
 
     return run, with_env
 

@@ -7,6 +7,7 @@ recipe; see docs/setup.md.
 from issuebench.setup.any_language import setup_repository
 from issuebench.setup.fallback import fallback_spec, remember, remember_recipe, remembered, remembered_spec
 from issuebench.setup.fingerprint import setup_fingerprint
+from issuebench.setup.js_setup import suite_paths
 from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult
 from issuebench.setup.recipe_io import write_recipe
 from issuebench.setup.runner import FILE_BUDGET
@@ -24,5 +25,6 @@ __all__ = [
     "remembered_spec",
     "setup_fingerprint",
     "setup_repository",
+    "suite_paths",
     "write_recipe",
 ]

@@ -81,6 +81,19 @@ def runner_paths(test_script: str, runner: str, source: Path, commit: str) -> li
     return []
 
 
+def suite_paths(source: Path, commit: str) -> list[str]:
+    """The paths scripts.test gives the runner setup chooses, at `commit` ([] when it names none)."""
+    try:
+        package_json = json.loads(_show(source, commit, "package.json") or "{}")
+    except ValueError:
+        return []
+    if not isinstance(package_json, dict):
+        return []
+    runner = choose_runner(package_json)[0]
+    test_script = str((package_json.get("scripts") or {}).get("test") or "")
+    return runner_paths(test_script, runner, source, commit) if runner else []
+
+
 def plan_spec(source: Path, commit: str) -> tuple[EnvSpec | None, str]:
     """The node recipe the project's own files give (None, with why, when they give none)."""
     text = _show(source, commit, "package.json")
@@ -115,9 +128,7 @@ def setup_javascript(source: Path, *, commit: str, date: str | None = None, buil
     if spec is None:
         return result(False, None, why)
     # The whole suite as scripts.test names it; a task's run names its own test files instead.
-    package_json = json.loads(_show(source, commit, "package.json") or "{}")
-    paths = runner_paths(str((package_json.get("scripts") or {}).get("test") or ""),
-                         choose_runner(package_json)[0] or "", source, commit)
+    paths = suite_paths(source, commit)
     suite = " ".join([spec.test_cmd, *(shlex.quote(p) for p in paths)])
     spec = spec.model_copy(update={"exclude_newer": date})
     sandbox = sandbox or get_sandbox()
