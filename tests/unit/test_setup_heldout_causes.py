@@ -217,3 +217,32 @@ def test_addopts_that_stop_at_the_first_failure_are_lifted_for_the_tests(tmp_pat
     assert any("pytest.ini's addopts (-x -rf) stop at the first failure" in note for note in plan.spec.notes)
     assert [w for w in ("-x", "-vx", "--exitfirst", "--maxfail=2", "-rxs", "-rf", "-v", "-kx") if _stops(w)] == [
         "-x", "-vx", "--exitfirst", "--maxfail=2"]
+
+
+def test_a_module_that_failed_to_import_is_diagnosed_from_its_own_error_not_the_tail(tmp_path: Path) -> None:
+    """pandera: a test module imports black, which setup drops as a formatter; its long log's tail
+    held only the short summary, the name cut to the terminal's width (`'bl...`), so no signature
+    matched and the search switched Pythons four times instead of installing black."""
+    from issuebench.models import TestStatus
+    from issuebench.setup.runner import Run
+    from issuebench.setup.search import diagnose_run
+
+    passed = [f"tests/core/test_schema.py::test_case_{n}" for n in range(700)]
+    log = "\n".join([
+        "==================================== ERRORS ====================================",
+        "_______________ ERROR collecting tests/io/test_pandas_io.py ______________",
+        "ImportError while importing test module '/testbed/tests/io/test_pandas_io.py'.",
+        "Hint: make sure your test modules/packages have valid Python names.",
+        "Traceback:", "tests/io/test_pandas_io.py:9: in <module>", "    import black",
+        "E   ModuleNotFoundError: No module named 'black'",
+        "=========================== short test summary info ============================",
+        *(f"PASSED {t}" for t in passed),
+        "ERROR tests/io/test_pandas_io.py - ModuleNotFoundError: No module named 'bl...",
+    ])
+    statuses = {**{t: TestStatus.PASSED for t in passed}, "tests/io/test_pandas_io.py": TestStatus.ERROR}
+    run = Run(stage="test", log=log, statuses=statuses)
+    plan = _plan()
+    diagnosis = diagnose_run(run, plan)
+    assert diagnosis is not None and diagnosis.kind == "missing_module"
+    fix = apply_rule(diagnosis, plan, RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="pandera")))
+    assert fix is not None and "black" in fix.plan.spec.packages

@@ -272,6 +272,21 @@ def first_import_error(log: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
+def import_errors(log: str, limit: int = 50) -> str:
+    """The error of each test module pytest could not import, a line each. A long log's tail,
+    which diagnosis reads, holds only the short summary, where a name is cut to the terminal's
+    width (pandera: `No module named 'bl...`), so the fix it names (install black) was never found."""
+    errors: list[str] = []
+    for marker in ("ImportError while importing test module", "ERROR collecting"):
+        start = log.find(marker)
+        while start >= 0 and len(errors) < limit:
+            found = _IMPORT_ERROR.search(log[start:start + 20000])
+            if found and found.group(1).strip() not in errors:
+                errors.append(found.group(1).strip())
+            start = log.find(marker, start + len(marker))
+    return "\n".join(errors)
+
+
 def _broken(count: int, log: str, tail: str) -> str:
     if not count:
         return ""

@@ -17,7 +17,7 @@ from typing import Any
 from issuebench.errors import IssuebenchError
 from issuebench.setup.diagnose import Diagnosis, diagnose, excerpt
 from issuebench.setup.extract import Facts
-from issuebench.setup.judging import judge_attempt, quiet_pytest, refusal
+from issuebench.setup.judging import import_errors, judge_attempt, quiet_pytest, refusal
 from issuebench.setup.model import ModelClient
 from issuebench.setup.plan import Plan
 from issuebench.setup.requirements import requirement_name
@@ -138,7 +138,7 @@ class Search:
 
     def _next_fix(self, run: Run, plan: Plan, attempt: Attempt, refused: str) -> Fix | None:
         """Why the attempt was refused, and what to try next (None: nothing left to try)."""
-        diagnosis = quiet_pytest(run, plan) or diagnose(run.log)
+        diagnosis = diagnose_run(run, plan)
         attempt.error_kind = diagnosis.kind if diagnosis else ("tests_failed" if run.statuses else None)
         attempt.error = diagnosis.excerpt if diagnosis else excerpt(run.log)
         if diagnosis is not None and diagnosis.kind == "needs_network" and run.statuses and \
@@ -173,6 +173,13 @@ class Search:
         if fix.description not in _FRESH:          # a fresh candidate keeps its own origin
             plan.origin = ("model: " if fix.description.startswith("model") else "rule: ") + fix.description
         return plan
+
+
+def diagnose_run(run: Run, plan: Plan) -> Diagnosis | None:
+    """What the run's log says went wrong. A test module that failed to import names its own fix
+    first: the log's tail, where other signatures are sought, may have lost its words."""
+    return quiet_pytest(run, plan) or (diagnose(import_errors(run.log)) if run.import_failed else None) \
+        or diagnose(run.log)
 
 
 def _ask_model(client: ModelClient, plan: Plan, facts: Facts, error: str, ctx: RuleContext) -> Fix | None:
