@@ -380,3 +380,31 @@ jobs:
                                 "setup.py": "from setuptools import setup\nsetup(name='pkg')\n"})
     assert _names(facts.test_requires) == {"attrs"}
     assert "test" in facts.wanted_extras
+
+
+def test_uv_workspace_members_are_installed_from_their_folders(tmp_path: Path) -> None:
+    """pystac's uv workspace: pystac-core and its extensions are members no index holds at the
+    commit; setup looked each up in the index and was refused ("no release before the date")."""
+    member = ("[build-system]\nrequires = ['hatchling']\nbuild-backend = 'hatchling.build'\n"
+              "[project]\nname = '{name}'\nversion = '1.0'\ndependencies = [{deps}]\n")
+    files = {
+        "pyproject.toml": (
+            "[build-system]\nrequires = ['hatchling']\nbuild-backend = 'hatchling.build'\n"
+            "[project]\nname = 'stac'\nversion = '1.0'\n"
+            "dependencies = ['stac-core>=1.0,<2', 'stac-ext-eo', 'attrs']\n"
+            "[dependency-groups]\ndev = ['pytest', 'pytest-stac']\n"
+            "[tool.uv.sources]\nstac-core = { workspace = true }\nstac-ext-eo = { workspace = true }\n"
+            "[tool.uv.workspace]\nmembers = ['core', 'extensions/*', 'pytest-stac']\nexclude = ['extensions/old']\n"),
+        "core/pyproject.toml": member.format(name="stac-core", deps="'python-dateutil>=2.7'"),
+        "extensions/eo/pyproject.toml": member.format(name="stac-ext-eo", deps="'stac-core', 'stac-ext-view'"),
+        "extensions/view/pyproject.toml": member.format(name="stac-ext-view", deps="'stac-core'"),
+        "extensions/old/pyproject.toml": member.format(name="stac-ext-old", deps=""),
+        "pytest-stac/pyproject.toml": member.format(name="pytest-stac", deps="'pytest'"),
+        "tests/test_stac.py": "def test_x():\n    pass\n",
+    }
+    commit = init_repo(tmp_path / "stac", files)
+    facts = extract(SourceTree.open(tmp_path / "stac", commit))
+    assert set(facts.local_packages) == {"./core", "./extensions/eo", "./extensions/view", "./pytest-stac"}
+    everything = [*facts.install_requires, *facts.test_requires]
+    assert not _names(everything) & {"stac-core", "stac-ext-eo", "stac-ext-view", "pytest-stac"}
+    assert {"attrs", "python-dateutil"} <= _names(facts.install_requires)

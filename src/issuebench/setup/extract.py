@@ -22,7 +22,7 @@ from issuebench.setup.extract_tools import (
 )
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
-from issuebench.setup.local_packages import local_path, path_dependency, read_uv_path_sources
+from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -203,7 +203,7 @@ def _read_other_tools(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> N
     legacy = tool.get("tox", {}).get("legacy_tox_ini")
     if legacy:
         read_tox(legacy, facts, tree)
-    read_uv_path_sources(tool.get("uv", {}).get("sources", {}), facts)
+    read_uv_packages(tool.get("uv", {}), facts, tree)
 
 
 def _hatch_test_commands(envs: dict[str, Any]) -> list[str]:
