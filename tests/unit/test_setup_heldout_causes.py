@@ -246,3 +246,18 @@ def test_a_module_that_failed_to_import_is_diagnosed_from_its_own_error_not_the_
     assert diagnosis is not None and diagnosis.kind == "missing_module"
     fix = apply_rule(diagnosis, plan, RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="pandera")))
     assert fix is not None and "black" in fix.plan.spec.packages
+
+
+def test_a_submodule_missing_from_a_folder_already_on_the_path_is_installed(tmp_path: Path) -> None:
+    """authlib: tests/django/ (a test package) was taken for `import django` and tests/ put on
+    PYTHONPATH; then `No module named 'django.test'`, and Django was never installed."""
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='authlib')\n", "authlib/__init__.py": "",
+        "tests/__init__.py": "", "tests/django/__init__.py": "", "tests/django/settings.py": "",
+        "tests/django/test_views.py": "from django.test import TestCase\n"})
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="authlib", has_setup_py=True))
+    first = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'django'")), _plan(), ctx)
+    assert first is not None and "/tmp/testbed/tests" in first.plan.spec.env_vars["PYTHONPATH"].split(":")
+    ctx.tried.add(first.description)
+    then = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'django.test'")), first.plan, ctx)
+    assert then is not None and "django" in then.plan.spec.packages

@@ -41,6 +41,7 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     repository holds in a folder goes on PYTHONPATH instead."""
     local, declared = local_top_modules(ctx.tree), declared_distributions(ctx.facts)
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    on_path = set(plan.spec.env_vars.get("PYTHONPATH", "").split(":"))
     wanted, local_missing, folders = [], [], []
     for module in diagnosis.found.get("module", []):
         top = module.split(".")[0]
@@ -49,7 +50,10 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
         inner = [] if skip else module_folders(ctx.tree, top)
         if top in local:
             local_missing.append(top)
-        elif inner:
+        elif inner and not ("." in module and on_path.issuperset(f"{TESTBED_PATH}/{f}" for f in inner)):
+            # With those folders on the path, a submodule the folder lacks (authlib's test package
+            # tests/django/, then `No module named 'django.test'`) says the folder was not the
+            # module: the distribution is.
             folders += inner
         elif top not in stdlib and not top.startswith("_"):
             wanted.append(import_to_distribution(module))
