@@ -349,3 +349,20 @@ def test_a_test_that_needs_a_database_server_fails_in_every_environment(tmp_path
     run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
     assert len(run.failing) == 3
     assert sorted(offline_failures(log, run.failing)) == ["test_db.py::test_mongo", "test_db.py::test_postgres"]
+
+
+def test_a_suite_that_words_the_missing_server_itself_fails_in_every_environment(tmp_path: Path) -> None:
+    """requests-cache's fixtures catch each backend's error (Redis, MongoDB, DynamoDB) and fail
+    with `Could not connect to backend`: its setup was refused at 53% with 124 such tests."""
+    (tmp_path / "test_backends.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef redis_cache():\n    try:\n"
+        "        raise TimeoutError('Function timed out after 1.0 seconds')\n    except Exception:\n"
+        "        pytest.fail('Could not connect to backend')\n\n\n"
+        "def test_get(redis_cache):\n    pass\n\n\ndef test_set(redis_cache):\n    pass\n\n\n"
+        "def test_wrong():\n    assert 3 == 2\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_backends.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert len(run.failing) == 3
+    assert sorted(offline_failures(log, run.failing)) == ["test_backends.py::test_get", "test_backends.py::test_set"]
