@@ -408,3 +408,17 @@ def test_uv_workspace_members_are_installed_from_their_folders(tmp_path: Path) -
     everything = [*facts.install_requires, *facts.test_requires]
     assert not _names(everything) & {"stac-core", "stac-ext-eo", "stac-ext-view", "pytest-stac"}
     assert {"attrs", "python-dateutil"} <= _names(facts.install_requires)
+
+
+def test_a_switch_the_suite_offers_for_a_run_without_the_network_is_on(tmp_path: Path) -> None:
+    """pip-audit's conftest adds --skip-online (its CI, online, never passes it): without it, its
+    online tests waited on PyPI until validate's limit and the tasks were refused for time."""
+    conftest = ('import pytest\n\n\ndef pytest_addoption(parser):\n    parser.addoption(\n'
+                '        "--skip-online",\n        action="store_true",\n        help="skip online tests",\n    )\n'
+                '    parser.addoption("--no-network-timeout", action="store", default="5")\n')
+    _, plan = _plan(tmp_path, {"test/conftest.py": conftest, "test/test_a.py": "def test_a():\n    pass\n",
+                               "requirements-dev.txt": "pytest\n"})
+    assert plan.spec.test_cmd.split()[-1] == "--skip-online"
+    _, plain = _plan(tmp_path / "other", {"test/conftest.py": conftest.replace('"--skip-online",\n        action="store_true"', '"--online-only", action="store_true"'),
+                                          "test/test_a.py": "def test_a():\n    pass\n", "requirements-dev.txt": "pytest\n"})
+    assert "--no-network" not in plain.spec.test_cmd and "--online" not in plain.spec.test_cmd

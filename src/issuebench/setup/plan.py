@@ -14,6 +14,7 @@ from issuebench.setup.data import canonical_name
 from issuebench.setup.exit_first import NO_MAXFAIL, stops_at_first_failure
 from issuebench.setup.extract import Facts
 from issuebench.setup.facts import split_command
+from issuebench.setup.offline_switch import offline_switch
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
 from issuebench.setup.source import SourceTree
 from issuebench.tomlcompat import tomllib
@@ -127,10 +128,13 @@ def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str,
         return {"test_cmd": UNITTEST_CMD, "log_parser": "unittest"}, {}, []
     gate = coverage_threshold(tree)
     exits = stops_at_first_failure(tree)
+    offline = offline_switch(tree)
     notes = ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
               "with --no-cov"] if gate else []) \
-        + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else [])
-    command = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "")
+        + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else []) \
+        + ([f"setup: the suite's conftest offers {offline} for a run without the network: on"] if offline else [])
+    command = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "") \
+        + (f" {offline}" if offline else "")
     return {"test_cmd": command, "log_parser": "pytest"}, {}, notes
 
 
