@@ -101,3 +101,20 @@ describe('vite-like', () => {
     result = setup_repository(repo, commit=commit, date="2020-06-01T00:00:00Z", builder=builder)
     assert result.success, result.reason
     assert result.tests_passed == 1 and result.failing_tests == []
+
+
+def test_a_build_step_scripts_test_runs_before_its_runner_runs_before_the_tests(tmp_path):
+    # node-sql-parser: `npm run lint && npm run build:pegjs && mochapack ...`: the tests import the
+    # parsers its grammar generates; without the step, no test passed at the commit.
+    package = {**PACKAGE, "scripts": {"test": "npm run lint && npm run build:gen && mocha test",
+                                      "lint": "exit 3", "build:gen": "node gen.js"}}
+    repo = tmp_path / "tiny"
+    commit = init_repo(repo, {"package.json": json.dumps(package),
+                              "gen.js": "require('fs').writeFileSync('add.js', 'module.exports = (a, b) => a + b;\\n');\n",
+                              "test/add.test.js": TESTS.replace("  it('adds negative numbers', () => "
+                                                                "assert.strictEqual(add(-1, -2), -3));\n", "")},
+                       date="2020-06-01T00:00:00Z")
+    builder = EnvBuilder(cache_dir=tmp_path / "envs", sandbox=get_sandbox())
+    result = setup_repository(repo, commit=commit, date="2020-06-01T00:00:00Z", builder=builder)
+    assert result.success, result.reason
+    assert result.spec.pre_test == ["npm run build:gen"] and result.tests_passed == 1

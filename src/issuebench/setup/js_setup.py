@@ -33,6 +33,8 @@ RUNNERS: dict[str, tuple[str, str]] = {
     "jest": ("./node_modules/.bin/jest --verbose --no-color --ci", "jest"),
     "vitest": ("./node_modules/.bin/vitest run --reporter=verbose --no-color", "vitest"),
     "mocha": ("./node_modules/.bin/mocha -R tap", "tap"),
+    # mocha over a webpack bundle of the tests (node-sql-parser): mocha's own options and reporters.
+    "mochapack": ("./node_modules/.bin/mochapack --reporter tap", "tap"),
     "jasmine": ("./node_modules/.bin/jasmine --no-color", "marked"),
     "karma": ("./node_modules/.bin/karma start --single-run --no-colors", "karma"),
 }
@@ -81,6 +83,43 @@ def runner_paths(test_script: str, runner: str, source: Path, commit: str) -> li
     return []
 
 
+# A step scripts.test runs before its runner that builds what the tests import (node-sql-parser's
+# `npm run build:pegjs`, the parsers generated from its grammar): a script of one of these names,
+# or a compiler or bundler run; lint, format and type checks are left out, and so are other tests.
+_BUILD_SCRIPT = re.compile(r"(build|generate|compile|codegen|prepare|pegjs|grammar|bundle)", re.IGNORECASE)
+_BUILD_TOOLS = frozenset({"tsc", "babel", "webpack", "rollup", "gulp", "esbuild", "tsup", "vite"})
+_RUN_SCRIPT = re.compile(r"^(?:npm run(?:-script)?|yarn(?: run)?|pnpm(?: run)?)\s+(\S+)")
+
+
+def build_steps(test_script: str, runner: str) -> list[str]:
+    """The build steps scripts.test runs before the part that starts `runner` ([] when no part
+    does): the tests read what they make, and a patch to their sources needs them made again."""
+    parts = [part.strip() for part in re.split(r"&&|;", test_script)]
+    at = next((i for i, part in enumerate(parts) if _starts(part, runner)), None)
+    if at is None:
+        return []
+    return [part for part in parts[:at] if _builds(part)]
+
+
+def _starts(part: str, runner: str) -> bool:
+    try:
+        words = shlex.split(part)
+    except ValueError:
+        return False
+    return any(word.rsplit("/", 1)[-1] == runner for word in words)
+
+
+def _builds(part: str) -> bool:
+    script = _RUN_SCRIPT.match(part)
+    if script:
+        return bool(_BUILD_SCRIPT.search(script.group(1))) and not re.search(r"lint|type|check|test", script.group(1))
+    words = part.split()
+    tool = words[0].rsplit("/", 1)[-1] if words else ""
+    if tool == "npx" and len(words) > 1:
+        tool = words[1]
+    return tool in _BUILD_TOOLS and "--noEmit" not in words
+
+
 def suite_paths(source: Path, commit: str) -> list[str]:
     """The paths scripts.test gives the runner setup chooses, at `commit` ([] when it names none)."""
     try:
@@ -105,9 +144,11 @@ def plan_spec(source: Path, commit: str) -> tuple[EnvSpec | None, str]:
     if runner is None:
         return None, why
     command, parser = RUNNERS[runner]
-    return EnvSpec(kind="node", test_cmd=command, log_parser=parser, test_directives="paths",
-                   system_packages=["chromium"] if runner == "karma" else [],
-                   notes=[f"javascript setup: {why}"]), why
+    steps = build_steps(str((package_json.get("scripts") or {}).get("test") or ""), runner)
+    notes = [f"javascript setup: {why}"] + ([f"javascript setup: scripts.test builds first: {'; '.join(steps)}"]
+                                             if steps else [])
+    return EnvSpec(kind="node", test_cmd=command, log_parser=parser, test_directives="paths", pre_test=steps,
+                   system_packages=["chromium"] if runner == "karma" else [], notes=notes), why
 
 
 def setup_javascript(source: Path, *, commit: str, date: str | None = None, builder: Any = None,
@@ -136,7 +177,7 @@ def setup_javascript(source: Path, *, commit: str, date: str | None = None, buil
     try:
         env = ensure_env_with_overlay(builder, spec, ws)
         prep = builder.prepare_run(env, ws)
-        run = sandbox.run(["bash", "-c", suite], workspace=ws, binds=prep.binds, env=prep.env,
+        run = sandbox.run(["bash", "-c", "\n".join([*spec.pre_test, suite])], workspace=ws, binds=prep.binds, env=prep.env,
                           limits=Limits(timeout=test_timeout), network=False)
     except Exception as exc:  # any build failure is this setup's answer, said in the reason
         return result(False, spec, f"the environment could not be built: {getattr(exc, 'message', exc)}")
