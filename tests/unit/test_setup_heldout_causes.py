@@ -261,3 +261,11 @@ def test_a_submodule_missing_from_a_folder_already_on_the_path_is_installed(tmp_
     ctx.tried.add(first.description)
     then = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'django.test'")), first.plan, ctx)
     assert then is not None and "django" in then.plan.spec.packages
+    # and tests/ comes off the path, where its django/ hid the installed Django
+    assert "/tmp/testbed/tests" not in then.plan.spec.env_vars.get("PYTHONPATH", "").split(":")
+    # Django installed by an earlier attempt, the folder still on the path: the path alone changes
+    ctx.tried.add(then.description)
+    installed = first.plan.copy(packages=[*first.plan.spec.packages, "django"])
+    last = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'django.test'")), installed, ctx)
+    assert last is not None and last.plan.spec.packages == installed.spec.packages
+    assert "/tmp/testbed/tests" not in last.plan.spec.env_vars.get("PYTHONPATH", "").split(":")

@@ -42,28 +42,47 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     local, declared = local_top_modules(ctx.tree), declared_distributions(ctx.facts)
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
     on_path = set(plan.spec.env_vars.get("PYTHONPATH", "").split(":"))
-    wanted, local_missing, folders = [], [], []
+    wanted, local_missing, folders, misread = [], [], [], []
     for module in diagnosis.found.get("module", []):
         top = module.split(".")[0]
         # returns/contrib/hypothesis/ is no `import hypothesis`: its extras declare that distribution.
         skip = top in local or canonical_name(import_to_distribution(module)) in declared
         inner = [] if skip else module_folders(ctx.tree, top)
+        # With those folders on the path, a submodule the folder lacks (authlib's test package
+        # tests/django/, then `No module named 'django.test'`) says the folder was not the module:
+        # the distribution is, and the folder comes off the path, where it hides the distribution.
+        wrong = bool(inner) and "." in module and on_path.issuperset(f"{TESTBED_PATH}/{f}" for f in inner)
+        misread += inner if wrong else []
         if top in local:
             local_missing.append(top)
-        elif inner and not ("." in module and on_path.issuperset(f"{TESTBED_PATH}/{f}" for f in inner)):
-            # With those folders on the path, a submodule the folder lacks (authlib's test package
-            # tests/django/, then `No module named 'django.test'`) says the folder was not the
-            # module: the distribution is.
+        elif inner and not wrong:
             folders += inner
         elif top not in stdlib and not top.startswith("_"):
             wanted.append(import_to_distribution(module))
     if folders and (fix := _pythonpath_with(plan, ctx, folders)):
         return fix
-    if wanted and (fix := with_packages(plan, list(dict.fromkeys(wanted)), "missing import")):
-        return fix
+    if wanted:
+        unhidden = _path_without(plan, misread)
+        fix = with_packages(unhidden, list(dict.fromkeys(wanted)), "missing import")
+        if fix is None and unhidden is not plan:
+            fix = Fix(unhidden, "installed distribution hidden by a folder of the same name")
+        if fix is not None:
+            if unhidden is not plan:
+                fix.description += f"; off PYTHONPATH: {', '.join(dict.fromkeys(misread))}"
+            return fix
     if local_missing:
         return pythonpath(diagnosis, plan, ctx)
     return None
+
+
+def _path_without(plan: Plan, folders: list[str]) -> Plan:
+    """The plan with these folders of the repository taken off PYTHONPATH."""
+    if not folders:
+        return plan
+    gone = {f"{TESTBED_PATH}/{f}" for f in folders}
+    kept = [p for p in plan.spec.env_vars.get("PYTHONPATH", "").split(":") if p and p not in gone]
+    env_vars = {k: v for k, v in plan.spec.env_vars.items() if k != "PYTHONPATH"}
+    return plan.copy(env_vars={**env_vars, **({"PYTHONPATH": ":".join(kept)} if kept else {})})
 
 
 @rule
