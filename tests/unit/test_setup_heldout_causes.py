@@ -83,8 +83,9 @@ def test_a_missing_import_the_project_declares_is_installed_though_a_folder_has_
     fix = apply_rule(diagnose(log), _plan(), RuleContext(tree=SourceTree.open(tmp_path), facts=facts))
     assert fix is not None and fix.plan.spec.packages == ["pytest", "hypothesis"]
     assert "PYTHONPATH" not in fix.plan.spec.env_vars
+    # Undeclared, and with no project name to tell its own package by, the folder is taken.
     undeclared = apply_rule(diagnose(log), _plan(), RuleContext(tree=SourceTree.open(tmp_path),
-                                                                facts=Facts(name="returns", has_setup_py=True)))
+                                                                facts=Facts(has_setup_py=True)))
     assert undeclared is not None and "PYTHONPATH" in undeclared.plan.spec.env_vars
 
 
@@ -269,3 +270,16 @@ def test_a_submodule_missing_from_a_folder_already_on_the_path_is_installed(tmp_
     last = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'django.test'")), installed, ctx)
     assert last is not None and last.plan.spec.packages == installed.spec.packages
     assert "/tmp/testbed/tests" not in last.plan.spec.env_vars.get("PYTHONPATH", "").split(":")
+
+
+def test_a_module_of_the_projects_own_package_is_never_put_on_the_path_as_a_top_level_one(tmp_path: Path) -> None:
+    """authlib/integrations/django_oauth2/requests.py was taken for `import requests`: its folder
+    on PYTHONPATH hid the installed requests (`cannot import name 'Session' from 'requests'`)."""
+    init_repo(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='Authlib')\n", "authlib/__init__.py": "",
+        "authlib/integrations/__init__.py": "", "authlib/integrations/django_oauth2/__init__.py": "",
+        "authlib/integrations/django_oauth2/requests.py": "", "tests/test_client.py": "import requests\n"})
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="Authlib", has_setup_py=True))
+    fix = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'requests'")), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "requests"]
+    assert "PYTHONPATH" not in fix.plan.spec.env_vars

@@ -47,7 +47,7 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
         top = module.split(".")[0]
         # returns/contrib/hypothesis/ is no `import hypothesis`: its extras declare that distribution.
         skip = top in local or canonical_name(import_to_distribution(module)) in declared
-        inner = [] if skip else module_folders(ctx.tree, top)
+        inner = [] if skip else _outside_own_package(module_folders(ctx.tree, top), ctx)
         # With those folders on the path, a submodule the folder lacks (authlib's test package
         # tests/django/, then `No module named 'django.test'`) says the folder was not the module:
         # the distribution is, and the folder comes off the path, where it hides the distribution.
@@ -73,6 +73,16 @@ def add_module(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None
     if local_missing:
         return pythonpath(diagnosis, plan, ctx)
     return None
+
+
+def _outside_own_package(folders: list[str], ctx: RuleContext) -> list[str]:
+    """Folders not inside the project's own package: a module there is its submodule, never a
+    top-level import (authlib's authlib/integrations/django_oauth2/requests.py, taken for
+    `requests` and put on the path, hid the installed requests from every test)."""
+    own = (ctx.facts.name or "").lower().replace("-", "_").replace(".", "_")
+    if not own:
+        return folders
+    return [f for f in folders if f.removeprefix("src/").split("/")[0] != own]
 
 
 def _path_without(plan: Plan, folders: list[str]) -> Plan:
