@@ -164,3 +164,22 @@ def test_a_javascript_runner_is_handed_only_files_under_its_paths(tmp_path: Path
 def test_a_javascript_patch_of_runner_inputs_only_runs_the_runner_paths(tmp_path: Path) -> None:
     row = _node_row(tmp_path, {"test/compress/new.js": "b: { input: {} }\n"})
     assert row.env is not None and row.env.test_cmd == "./node_modules/.bin/mocha -R tap test/mocha"
+
+
+def test_a_helper_handed_to_jest_gives_way_to_the_whole_suite(tmp_path: Path) -> None:
+    """xmldom's test patch changed only test/grammar/regexp.js, which its regexp.test.js reads:
+    jest, handed it, matched no test file (its testRegex is `.test.js$`) and the run failed."""
+    repo = tmp_path / "repos" / "o__js"
+    base, test_patch = _changed(repo, {"package.json": '{"scripts": {"test": "jest"}}',
+                                       "test/grammar/regexp.js": "module.exports = /a/;\n",
+                                       "test/grammar/regexp.test.js": "test('a', () => {});\n"},
+                                {"test/grammar/regexp.js": "module.exports = /b/;\n"}, "helper")
+    recipe = EnvSpec(kind="node", test_cmd="./node_modules/.bin/jest --verbose --no-color --ci", log_parser="jest")
+    _, with_env = harness_runner(repos_dir=tmp_path / "repos", recipe=recipe, no_sandbox=True,
+                                 work_dir=tmp_path / "work")
+    row = with_env(Task(instance_id="o__js-2", repo="o/js", base_commit=base, patch="", test_patch=test_patch))
+    assert row.env is not None and row.env.test_directives == "none"
+    assert row.env.test_cmd == "./node_modules/.bin/jest --verbose --no-color --ci"
+    named = test_patch.replace("test/grammar/regexp.js", "test/grammar/regexp.test.js")
+    kept = with_env(Task(instance_id="o__js-3", repo="o/js", base_commit=base, patch="", test_patch=named))
+    assert kept.env is not None and kept.env.test_directives == "paths"

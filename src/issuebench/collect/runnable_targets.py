@@ -13,6 +13,8 @@ A JavaScript suite is given the same care where the project's `scripts.test` han
 paths (terser: `node test/compress.js && mocha test/mocha`): a test patch's files elsewhere
 (`test/compress/*.js`, inputs that test/compress.js reads) are not the runner's, and mocha, handed
 one, stops before any test. Only the files under those paths are targets, or those paths alone.
+For jest and vitest, which take only files named as tests, a target must be one (`x.test.js`,
+`__tests__/`), else the whole suite runs.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _NEVER_TEST_MODULES = frozenset({"conftest.py", "__init__.py"})
 # data-driven tests (pycodestyle's `testing/data/python313.py`, which its tests/test_data.py checks
 # line by line): handed to pytest as a module, it fails to import or holds no test.
 _DATA_FOLDERS = frozenset({"data", "testdata", "test_data", "fixtures", "samples", "cases", "inputs", "snippets"})
+_JS_TEST_FILE = re.compile(r"(^|/)__tests__/|[._-](test|spec)\.[cm]?[jt]sx?$")
 _TEST_MODULE_NAME = re.compile(r"^(test_.*|.*_test|tests?)\.py$")
 
 
@@ -45,10 +48,12 @@ def with_runnable_targets(spec: EnvSpec, test_patch: str, suite: list[str] | Non
     targets = test_targets(spec, test_patch)
     deleted = _deleted_files(test_patch)
     if spec.kind == "node":
-        if not suite:
-            return spec
-        runnable = [t for t in targets if t not in deleted and _under_any(t, suite)]
-        fallback = suite
+        # jest and vitest take only files named as tests; handed a helper (xmldom's
+        # test/grammar/regexp.js, which its regexp.test.js reads), jest matches nothing and fails.
+        named = _JS_TEST_FILE if spec.log_parser in ("jest", "vitest") else None
+        runnable = [t for t in targets if t not in deleted and (not suite or _under_any(t, suite))
+                    and (named is None or named.search(t))]
+        fallback = suite or []
     else:
         runnable = [t for t in targets if t.endswith(_PYTHON_MODULE) and t not in deleted
                     and t.rsplit("/", 1)[-1] not in _NEVER_TEST_MODULES and not _data_file(t)]
