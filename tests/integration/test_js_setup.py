@@ -41,6 +41,7 @@ def test_setup_finds_the_runner_builds_and_runs_the_suite(tmp_path):
     result = setup_repository(repo, commit=commit, date="2020-06-01T00:00:00Z", builder=builder)
     assert result.success, result.reason
     assert result.spec.kind == "node" and result.spec.log_parser == "tap"
+    assert result.python is None          # said as "node", not as the Python field's default
     assert result.spec.test_cmd.startswith("./node_modules/.bin/mocha -R tap")
     assert result.tests_passed == 1 and result.failing_tests == ["add adds negative numbers"]
 

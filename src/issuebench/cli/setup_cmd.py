@@ -109,7 +109,8 @@ def _print_text(result, output: Path | None) -> None:  # type: ignore[no-untyped
         if attempt.error_kind:
             console.print(f"     {attempt.error_kind}; fix: {attempt.fix or 'none found'}", highlight=False)
     verdict = "[green]accepted[/]" if result.success else f"[red]not accepted[/]: {result.reason}"
-    console.print(f"{result.repo}: {verdict} — python {result.python}, {result.tests_passed}/{result.tests_run} "
+    kind = f"python {result.python}" if result.python else (result.spec.kind if result.spec else "no environment")
+    console.print(f"{result.repo}: {verdict} — {kind}, {result.tests_passed}/{result.tests_run} "
                   f"tests passed, {result.iterations} iterations, {result.seconds:.1f}s", highlight=False)
     if result.offline_tests:
         console.print(f"  {len(result.offline_tests)} failing tests need the internet (the sandbox has none): "

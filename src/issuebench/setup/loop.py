@@ -69,7 +69,8 @@ class SetupResult:
 
     @property
     def python(self) -> str | None:
-        return self.spec.python if self.spec else None
+        """The Python of a Python environment (None for a node or native one, which has none)."""
+        return self.spec.python if self.spec and self.spec.kind == "python" else None
 
     def summary(self) -> dict[str, Any]:
         """The one JSON object `issuebench setup --format json` prints."""
