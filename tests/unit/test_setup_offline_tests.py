@@ -299,18 +299,23 @@ def test_wrong():
 '''
 
 
+def _pytest_run(tmp_path: Path, name: str, source: str) -> tuple[str, Run]:
+    """(log, run) of pytest -rA over one test file written into tmp_path."""
+    (tmp_path / name).write_text(source)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    return log, Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+
+
 def test_a_test_whose_fixture_needs_a_docker_daemon_fails_in_every_environment(tmp_path: Path) -> None:
     """universal_pathlib's gcs, azure and sftp fixtures run `docker run ...`; here the client exists
     and no daemon does, so they fail whatever the environment (27 of 190 of its sample)."""
-    (tmp_path / "test_cloud.py").write_text(DOCKER_FIXTURE)
     # The client's words are not in the fixture's source, which every error report shows.
     (tmp_path / "docker_client.py").write_text(
         "import sys\nsys.stderr.write('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. "
         "Is the docker daemon running?\\n')\nsys.exit(1)\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_cloud.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    log = done.stdout + done.stderr
-    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    log, run = _pytest_run(tmp_path, "test_cloud.py", DOCKER_FIXTURE)
     assert sorted(run.failing) == ["test_cloud.py::test_again_on_the_emulator", "test_cloud.py::test_on_the_emulator",
                                    "test_cloud.py::test_wrong"]
     # The fixture's words are printed under the first test only; the second shows the same error.
@@ -342,11 +347,7 @@ def test_wrong():
 
 def test_a_test_that_needs_a_database_server_fails_in_every_environment(tmp_path: Path) -> None:
     """flask-admin's PostgreSQL and MongoDB tests (25 of its 419) kept its setup at 94%."""
-    (tmp_path / "test_db.py").write_text(DATABASE_TESTS)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_db.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    log = done.stdout + done.stderr
-    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    log, run = _pytest_run(tmp_path, "test_db.py", DATABASE_TESTS)
     assert len(run.failing) == 3
     assert sorted(offline_failures(log, run.failing)) == ["test_db.py::test_mongo", "test_db.py::test_postgres"]
 
@@ -354,15 +355,11 @@ def test_a_test_that_needs_a_database_server_fails_in_every_environment(tmp_path
 def test_a_suite_that_words_the_missing_server_itself_fails_in_every_environment(tmp_path: Path) -> None:
     """requests-cache's fixtures catch each backend's error (Redis, MongoDB, DynamoDB) and fail
     with `Could not connect to backend`: its setup was refused at 53% with 124 such tests."""
-    (tmp_path / "test_backends.py").write_text(
+    log, run = _pytest_run(tmp_path, "test_backends.py", (
         "import pytest\n\n\n@pytest.fixture\ndef redis_cache():\n    try:\n"
         "        raise TimeoutError('Function timed out after 1.0 seconds')\n    except Exception:\n"
         "        pytest.fail('Could not connect to backend')\n\n\n"
         "def test_get(redis_cache):\n    pass\n\n\ndef test_set(redis_cache):\n    pass\n\n\n"
-        "def test_wrong():\n    assert 3 == 2\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider", "test_backends.py"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    log = done.stdout + done.stderr
-    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+        "def test_wrong():\n    assert 3 == 2\n"))
     assert len(run.failing) == 3
     assert sorted(offline_failures(log, run.failing)) == ["test_backends.py::test_get", "test_backends.py::test_set"]
