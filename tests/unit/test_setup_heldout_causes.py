@@ -283,3 +283,24 @@ def test_a_module_of_the_projects_own_package_is_never_put_on_the_path_as_a_top_
     fix = apply_rule(diagnose(HELPER_IMPORT_LOG.replace("'tools'", "'requests'")), _plan(), ctx)
     assert fix is not None and fix.plan.spec.packages == ["pytest", "requests"]
     assert "PYTHONPATH" not in fix.plan.spec.env_vars
+
+
+def test_a_module_a_failing_test_imports_in_its_body_is_diagnosed_from_its_report(tmp_path: Path) -> None:
+    """pandera's to_script imports black when called: its tests FAILED (no module failed to
+    import), and the summary's cut name (`'bl...`) matched no signature."""
+    from issuebench.models import TestStatus
+    from issuebench.setup.runner import Run
+    from issuebench.setup.search import diagnose_run
+
+    passed = [f"tests/core/test_schema.py::test_case_{n}" for n in range(700)]
+    report = ["_______________________________ test_to_script ________________________________",
+              "    def _format_script(script):", "        try:", ">           import black",
+              "E           ModuleNotFoundError: No module named 'black'",
+              "pandera/io/common_io.py:363: ModuleNotFoundError"]
+    log = "\n".join(["=================================== FAILURES ===================================", *report,
+                     "=========================== short test summary info ============================",
+                     *(f"PASSED {t}" for t in passed),
+                     "FAILED tests/io/test_pandas_io.py::test_to_script - ModuleNotFoundError: No module nam..."])
+    statuses = {**{t: TestStatus.PASSED for t in passed}, "tests/io/test_pandas_io.py::test_to_script": TestStatus.FAILED}
+    diagnosis = diagnose_run(Run(stage="test", log=log, statuses=statuses), _plan())
+    assert diagnosis is not None and diagnosis.kind == "missing_module" and diagnosis.found["module"] == ["black"]

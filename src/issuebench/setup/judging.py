@@ -262,6 +262,9 @@ MAX_SKIPPED_SHARE = 0.5
 _IMPORT_ERROR = compile_log_pattern(r"^E\s+(\w*(?:Error|Exception)\b[^\n]{0,160})")
 
 
+_MISSING_MODULE = compile_log_pattern(r"^E\s+(ModuleNotFoundError: No module named '[\w.]{1,120}')")
+
+
 def first_import_error(log: str) -> str | None:
     """The first error pytest printed for a test module it could not import, so a refusal says
     what to fix (a missing distribution, a module the repository expects elsewhere)."""
@@ -273,10 +276,14 @@ def first_import_error(log: str) -> str | None:
 
 
 def import_errors(log: str, limit: int = 50) -> str:
-    """The error of each test module pytest could not import, a line each. A long log's tail,
-    which diagnosis reads, holds only the short summary, where a name is cut to the terminal's
-    width (pandera: `No module named 'bl...`), so the fix it names (install black) was never found."""
+    """The error of each test module pytest could not import, and every missing module a failing
+    test's own report names, a line each. A long log's tail, which diagnosis reads, holds only the
+    short summary, where a name is cut to the terminal's width (pandera's tests import black in
+    their bodies: `No module named 'bl...`), so the fix they name (install black) was never found."""
     errors: list[str] = []
+    for found in _MISSING_MODULE.finditer(log):
+        if found.group(1) not in errors and len(errors) < limit:
+            errors.append(found.group(1))
     for marker in ("ImportError while importing test module", "ERROR collecting"):
         start = log.find(marker)
         while start >= 0 and len(errors) < limit:

@@ -176,9 +176,10 @@ class Search:
 
 
 def diagnose_run(run: Run, plan: Plan) -> Diagnosis | None:
-    """What the run's log says went wrong. A test module that failed to import names its own fix
-    first: the log's tail, where other signatures are sought, may have lost its words."""
-    return quiet_pytest(run, plan) or (diagnose(import_errors(run.log)) if run.import_failed else None) \
+    """What the run's log says went wrong. A missing module, named in a failing test's own report
+    or in a module's import error, names its own fix first: the log's tail, where other signatures
+    are sought, may have lost its words."""
+    return quiet_pytest(run, plan) or (diagnose(import_errors(run.log)) if run.failing else None) \
         or diagnose(run.log)
 
 
