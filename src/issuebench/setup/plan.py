@@ -181,7 +181,7 @@ def _install_commands(facts: Facts, date: str | None) -> list[str]:
 def local_package_installs(facts: Facts, tree: SourceTree) -> tuple[list[str], list[str]]:
     """(build requirements, install commands) of the repository's own helper packages that its
     test dependencies name by folder (`facts.local_packages`): each installed from its folder,
-    without build isolation (the build has no index), so its backend is installed first."""
+    editable, without build isolation (the build has no index), so its backend is installed first."""
     build: list[str] = []
     commands: list[str] = []
     for path in dict.fromkeys(facts.local_packages):
@@ -194,7 +194,10 @@ def local_package_installs(facts: Facts, tree: SourceTree) -> tuple[list[str], l
         except tomllib.TOMLDecodeError:
             requires = []
         build += [r for r in requires if isinstance(r, str)] or _SETUPTOOLS_BUILD
-        commands.append(f"python -m pip install --no-deps --no-build-isolation {shlex.quote(path)}")
+        # Editable, so that a patch to the package (a uv workspace member's code) takes effect;
+        # a backend without editable installs gets a plain one.
+        commands.append(f"python -m pip install --no-deps --no-build-isolation -e {shlex.quote(path)} || "
+                        f"python -m pip install --no-deps --no-build-isolation {shlex.quote(path)}")
     return build, commands
 
 
