@@ -14,6 +14,8 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
+from issuebench.setup.lockfile_pins import locked_versions as read_locked_versions
+from issuebench.setup.lockfile_pins import pinned_to_lock
 from issuebench.setup.plan import (
     BUILT_INSTALL,
     DEVELOP_INSTALL,
@@ -124,6 +126,16 @@ def pytest_runnable(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix |
 @rule
 def pin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     return replace_packages(plan, list(diagnosis.args.get("packages", [])), diagnosis.kind)
+
+
+@rule
+def locked_versions(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The suite mostly failed on versions the date allowed: the repository's lockfile's instead."""
+    lockfile, locked = read_locked_versions(ctx.tree)
+    packages, pins = pinned_to_lock(plan.spec.packages, locked)
+    if not pins:
+        return None
+    return Fix(plan.copy(packages=packages), f"the versions {lockfile} holds: pin {', '.join(pins)}")
 
 
 @rule
