@@ -22,7 +22,9 @@ PYPROJECT = ("[build-system]\nrequires = ['poetry-core>=2']\nbuild-backend = 'po
 POETRY_LOCK = ('[[package]]\nname = "bleak"\nversion = "1.1.1"\n\n'
                '[[package]]\nname = "Async_Timeout"\nversion = "5.0.1"\n\n[metadata]\nlock-version = "2.1"\n')
 UV_LOCK = ('version = 1\n\n[[package]]\nname = "pkg"\nversion = "1.0"\nsource = { editable = "." }\n\n'
-           '[[package]]\nname = "bleak"\nversion = "1.1.1"\nsource = { registry = "https://pypi.org/simple" }\n')
+           '[[package]]\nname = "bleak"\nversion = "1.1.1"\nsource = { registry = "https://pypi.org/simple" }\n\n'
+           '[[package]]\nname = "numpy"\nversion = "2.0.2"\nresolution-markers = ["python_full_version < \'3.10\'"]\n\n'
+           '[[package]]\nname = "numpy"\nversion = "2.2.6"\nresolution-markers = ["python_full_version >= \'3.10\'"]\n')
 
 
 def _tree(path: Path, files: dict[str, str]) -> SourceTree:
@@ -68,7 +70,7 @@ def test_without_a_lockfile_the_next_try_is_another_python(tmp_path: Path) -> No
     assert "bleak>=1" in fix.plan.spec.packages
 
 
-def test_uv_and_pipfile_locks_are_read_and_the_project_itself_left_out(tmp_path: Path) -> None:
+def test_uv_and_pipfile_locks_are_read_the_project_and_forked_versions_left_out(tmp_path: Path) -> None:
     name, versions = locked_versions(_tree(tmp_path / "uv", {"uv.lock": UV_LOCK}))
     assert (name, versions) == ("uv.lock", {"bleak": "1.1.1"})
     pipfile = json.dumps({"default": {"bleak": {"version": "==1.1.1"}}, "develop": {"pytest": {"version": "==8.0.0"},

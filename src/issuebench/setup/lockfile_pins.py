@@ -35,11 +35,14 @@ def locked_versions(tree: SourceTree) -> tuple[str, dict[str, str]]:
             data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, ValueError):
             continue
-        versions = {canonicalize_name(str(pkg["name"])): str(pkg["version"])
-                    for pkg in data.get("package", []) if isinstance(pkg, dict)
-                    and pkg.get("name") and pkg.get("version") and not _is_project(pkg)}
-        if versions:
-            return name, versions
+        found: dict[str, set[str]] = {}
+        for pkg in data.get("package", []):
+            if isinstance(pkg, dict) and pkg.get("name") and pkg.get("version") and not _is_project(pkg):
+                found.setdefault(canonicalize_name(str(pkg["name"])), set()).add(str(pkg["version"]))
+        if found:
+            # A package locked at several versions (uv's forks per Python or platform) has no one
+            # version to pin: it is left to the date.
+            return name, {key: next(iter(vs)) for key, vs in found.items() if len(vs) == 1}
     pipfile = tree.read(_PIPFILE_LOCK)
     return _LOCK_NONE if pipfile is None else _pipfile_versions(pipfile)
 
