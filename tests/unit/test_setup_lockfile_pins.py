@@ -9,7 +9,7 @@ from pathlib import Path
 
 from issuebench.models import EnvSpec, TestStatus
 from issuebench.setup.extract import extract
-from issuebench.setup.lockfile_pins import locked_versions, pinned_to_lock
+from issuebench.setup.lockfile_pins import LOCK_NOTE, locked_versions, pinned_to_lock
 from issuebench.setup.plan import Plan
 from issuebench.setup.runner import Run
 from issuebench.setup.search import Attempt, Limits, Search
@@ -85,3 +85,29 @@ def test_pins_keep_extras_and_leave_exact_pins_and_urls_alone() -> None:
                                     {"requests": "2.31.0", "bleak": "1.1.1"})
     assert packages == ["requests[socks]==2.31.0", "bleak==0.22", "git+https://example.invalid/x.git"]
     assert pins == ["requests==2.31.0"]
+
+
+def test_a_recipe_pinned_to_its_commits_lock_is_not_taken_by_a_group_that_reads_the_same(monkeypatch) -> None:
+    # bleak-retry-connector: 4.4's lock held bleak 1.1.1, 4.5's bleak 2; the requirements read the same.
+    from issuebench.collect import environments
+    from issuebench.collect.mine import CollectOptions
+    from issuebench.collect.pipeline import PipelineTable
+    from issuebench.models import Task
+
+    searched: list[str] = []
+    notes: list[str] = []
+
+    def setup_group(repo_dir, task, opts):
+        searched.append(task.version)
+        return EnvSpec(packages=["bleak==1.1.1"], notes=notes), {"accepted": True}
+
+    monkeypatch.setattr(environments, "_setup_group", setup_group)
+    monkeypatch.setattr(environments, "setup_fingerprint", lambda repo_dir, commit: "the same")
+    monkeypatch.setattr(environments, "remember_recipe", lambda *args, **kwargs: None)
+    for note, expected in ((f"{LOCK_NOTE} poetry.lock: bleak==1.1.1", ["4.4", "4.5"]), ("", ["4.4"])):
+        searched.clear()
+        notes[:] = [note] if note else []
+        tasks = [Task(instance_id=f"o__r-{n}", repo="o/r", base_commit=c * 40, version=v,
+                      created_at="2026-01-07T00:00:00Z") for n, c, v in ((1, "a", "4.4"), (2, "b", "4.5"))]
+        environments.attach_environments(Path("."), tasks, CollectOptions(), PipelineTable())
+        assert searched == expected

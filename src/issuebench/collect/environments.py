@@ -14,7 +14,7 @@ from issuebench.collect import pipeline as P
 from issuebench.collect.versions import group_by_version
 from issuebench.errors import InputError
 from issuebench.models import EnvSpec, Task
-from issuebench.setup import remember, remember_recipe, setup_fingerprint, setup_repository
+from issuebench.setup import lock_pinned, remember, remember_recipe, setup_fingerprint, setup_repository
 from issuebench.tomlcompat import tomllib
 
 if TYPE_CHECKING:
@@ -57,7 +57,9 @@ def attach_environments(repo_dir: Path, tasks: list[Task], opts: CollectOptions,
                 spec, record = _reuse(accepted[fingerprint], group[0], time.monotonic() - started)
             else:
                 spec, record = _setup_group(repo_dir, group[0], opts)
-                if spec is not None and fingerprint is not None:
+                # A recipe pinned to its commit's lockfile is judged again elsewhere: the
+                # fingerprint reads the requirements, not the lock, which may hold other versions.
+                if spec is not None and fingerprint is not None and not lock_pinned(spec.notes):
                     accepted[fingerprint] = (spec, record)
             record.update(version=version, tasks=len(group))
             setups.append(record)

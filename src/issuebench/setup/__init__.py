@@ -8,6 +8,7 @@ from issuebench.setup.any_language import setup_repository
 from issuebench.setup.fallback import fallback_spec, remember, remember_recipe, remembered, remembered_spec
 from issuebench.setup.fingerprint import setup_fingerprint
 from issuebench.setup.js_setup import suite_paths
+from issuebench.setup.lockfile_pins import lock_pinned
 from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult
 from issuebench.setup.recipe_io import write_recipe
 from issuebench.setup.runner import FILE_BUDGET
@@ -19,6 +20,7 @@ __all__ = [
     "Attempt",
     "SetupResult",
     "fallback_spec",
+    "lock_pinned",
     "remember",
     "remember_recipe",
     "remembered",

@@ -22,6 +22,8 @@ from issuebench.tomlcompat import tomllib
 _TOML_LOCKS = ("poetry.lock", "uv.lock", "pdm.lock")
 _PIPFILE_LOCK = "Pipfile.lock"
 _LOCK_NONE: tuple[str, dict[str, str]] = ("", {})
+# The note a recipe pinned to its commit's lockfile carries (another commit's lock may differ).
+LOCK_NOTE = "setup: pinned to the versions of the lockfile"
 
 
 def locked_versions(tree: SourceTree) -> tuple[str, dict[str, str]]:
@@ -86,3 +88,8 @@ def pinned_to_lock(packages: list[str], locked: dict[str, str]) -> tuple[list[st
         out.append(pinned)
         pins.append(f"{req.name}=={version}")
     return out, pins
+
+
+def lock_pinned(notes: list[str]) -> bool:
+    """Whether a recipe's notes say it was pinned to its commit's lockfile."""
+    return any(note.startswith(LOCK_NOTE) for note in notes)

@@ -14,8 +14,8 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
+from issuebench.setup.lockfile_pins import LOCK_NOTE, pinned_to_lock
 from issuebench.setup.lockfile_pins import locked_versions as read_locked_versions
-from issuebench.setup.lockfile_pins import pinned_to_lock
 from issuebench.setup.plan import (
     BUILT_INSTALL,
     DEVELOP_INSTALL,
@@ -135,7 +135,9 @@ def locked_versions(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix |
     packages, pins = pinned_to_lock(plan.spec.packages, locked)
     if not pins:
         return None
-    return Fix(plan.copy(packages=packages), f"the versions {lockfile} holds: pin {', '.join(pins)}")
+    note = f"{LOCK_NOTE} {lockfile}: {', '.join(pins)}"
+    return Fix(plan.copy(packages=packages, notes=[*plan.spec.notes, note]),
+               f"the versions {lockfile} holds: pin {', '.join(pins)}")
 
 
 @rule
