@@ -111,3 +111,18 @@ def test_a_recipe_pinned_to_its_commits_lock_is_not_taken_by_a_group_that_reads_
                       created_at="2026-01-07T00:00:00Z") for n, c, v in ((1, "a", "4.4"), (2, "b", "4.5"))]
         environments.attach_environments(Path("."), tasks, CollectOptions(), PipelineTable())
         assert searched == expected
+
+
+def test_a_remembered_recipe_pinned_to_its_lock_takes_this_commits_locked_versions(tmp_path: Path) -> None:
+    from issuebench.setup.loop import _remembered_plans
+    from issuebench.setup.memory import RecipeMemory
+
+    tree = _tree(tmp_path / "r", {"poetry.lock": POETRY_LOCK.replace('"1.1.1"', '"2.0.1"')})
+    store = RecipeMemory(tmp_path / "memory.sqlite")
+    for repo, notes in (("o/pinned", [f"{LOCK_NOTE} poetry.lock: bleak==1.1.1"]), ("o/plain", [])):
+        spec = EnvSpec(python="3.13", packages=["bleak==1.1.1", "pytest>=8"], notes=notes)
+        store.save(repo, "a" * 40, "2026-01-01T00:00:00Z", spec, "pytest", [], 54, 54)
+    pinned, = _remembered_plans(store, "o/pinned", "2026-03-01T00:00:00Z", extract(tree), ["3.13"], tree)
+    assert pinned.spec.packages == ["bleak==2.0.1", "pytest>=8"]
+    plain, = _remembered_plans(store, "o/plain", "2026-03-01T00:00:00Z", extract(tree), ["3.13"], tree)
+    assert plain.spec.packages == ["bleak==1.1.1", "pytest>=8"]    # the project's own pin: kept

@@ -74,18 +74,12 @@ def pinned_to_lock(packages: list[str], locked: dict[str, str]) -> tuple[list[st
     out: list[str] = []
     pins: list[str] = []
     for package in packages:
-        try:
-            req = Requirement(package)
-        except InvalidRequirement:
+        req = _parsed(package)
+        version = locked.get(canonicalize_name(req.name)) if req else None
+        if req is None or version is None or any(s.operator in ("==", "===") for s in req.specifier):
             out.append(package)
             continue
-        version = locked.get(canonicalize_name(req.name))
-        if version is None or any(s.operator in ("==", "===") for s in req.specifier):
-            out.append(package)
-            continue
-        extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
-        pinned = f"{req.name}{extras}=={version}" + (f"; {req.marker}" if req.marker else "")
-        out.append(pinned)
+        out.append(_at_version(req, version))
         pins.append(f"{req.name}=={version}")
     return out, pins
 
@@ -93,3 +87,31 @@ def pinned_to_lock(packages: list[str], locked: dict[str, str]) -> tuple[list[st
 def lock_pinned(notes: list[str]) -> bool:
     """Whether a recipe's notes say it was pinned to its commit's lockfile."""
     return any(note.startswith(LOCK_NOTE) for note in notes)
+
+
+def repinned_to_lock(packages: list[str], notes: list[str], tree: SourceTree) -> list[str]:
+    """A remembered recipe's packages for another commit: when its notes say they were pinned to
+    its own commit's lockfile, each package this commit's lock names takes this lock's version
+    (bleak-retry-connector: 4.4's recipe held bleak 1.1.1; 4.5's lock, bleak 2.x)."""
+    if not lock_pinned(notes):
+        return packages
+    locked = locked_versions(tree)[1]
+    out = []
+    for package in packages:
+        req = _parsed(package)
+        version = locked.get(canonicalize_name(req.name)) if req else None
+        out.append(package if req is None or version is None else _at_version(req, version))
+    return out
+
+
+def _parsed(package: str) -> Requirement | None:
+    try:
+        return Requirement(package)
+    except InvalidRequirement:
+        return None
+
+
+def _at_version(req: Requirement, version: str) -> str:
+    """The requirement pinned to `version`, its extras and marker kept."""
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    return f"{req.name}{extras}=={version}" + (f"; {req.marker}" if req.marker else "")

@@ -20,6 +20,7 @@ from issuebench.errors import IssuebenchError
 from issuebench.models import EnvSpec
 from issuebench.setup.extract import Facts, extract
 from issuebench.setup.judging import MIN_TESTS
+from issuebench.setup.lockfile_pins import repinned_to_lock
 from issuebench.setup.memory import RecipeMemory
 from issuebench.setup.model import ModelClient
 from issuebench.setup.offline_tests import debian_package
@@ -172,7 +173,8 @@ def _survey(src: str | Path, commit: str | None, date: str | None, repo_name: st
 
 def _candidates(survey: _Survey, store: RecipeMemory | None) -> list[Plan]:
     """Remembered recipes of nearby commits first, then the plan extracted from this commit's files."""
-    remembered = _remembered_plans(store, survey.repo, survey.when, survey.facts, survey.pythons) if store else []
+    remembered = _remembered_plans(store, survey.repo, survey.when, survey.facts, survey.pythons,
+                                   survey.tree) if store else []
     extracted = initial_plan(survey.facts, survey.tree, date=survey.when, pythons=survey.pythons)
     return [*remembered, with_wheel_python(extracted)]
 
@@ -283,7 +285,7 @@ def _install_advice(programs: list[str]) -> str:
 
 
 def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: Facts,
-                      pythons: list[str]) -> list[Plan]:
+                      pythons: list[str], tree: SourceTree) -> list[Plan]:
     """Recipes of nearby commits, adapted: the new date, and a Python that fits this commit."""
     plans = []
     for item in store.nearest(repo, when, limit=1):
@@ -291,7 +293,9 @@ def _remembered_plans(store: RecipeMemory, repo: str, when: str | None, facts: F
         if python not in pythons or not released_by(python, when) or not all(
                 satisfies(python, r) for r in facts.requires_python):
             python = pythons[0]
-        spec = item.spec.model_copy(update={"exclude_newer": when, "python": python}, deep=True)
+        packages = repinned_to_lock(item.spec.packages, item.spec.notes, tree)
+        spec = item.spec.model_copy(update={"exclude_newer": when, "python": python, "packages": packages},
+                                    deep=True)
         plans.append(Plan(spec=spec, runner=item.runner, test_args=item.test_args, pythons=pythons,
                           origin=f"memory ({item.commit[:12] or item.date})"))
     return plans
