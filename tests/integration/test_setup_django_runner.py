@@ -101,3 +101,48 @@ def test_a_django_runner_project_is_set_up_validated_and_resolved_by_gold(tmp_pa
     assert res.exit_code == 0, res.output
     result = tmp_path / "eval" / "logs" / "run_evaluation" / "gold" / "gold" / "acme__shop-1" / "result.json"
     assert json.loads(result.read_text())["status"] == "resolved"
+
+
+MANAGE_TOX = """[testenv]
+setenv = PYTHONPATH = {toxinidir}/tests
+deps = coverage
+commands = python -m coverage run ./tests/manage.py test core {posargs}
+"""
+MANAGE_PY = ("import os\nimport sys\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), os.path.pardir))\n\n"
+             "if __name__ == '__main__':\n    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'settings')\n"
+             "    from django.core.management import execute_from_command_line\n\n"
+             "    execute_from_command_line(sys.argv)\n")
+
+
+def test_a_project_tested_through_its_manage_py_is_set_up_validated_and_resolved(tmp_path: Path) -> None:
+    # django-import-export: tests/manage.py sets `settings`, a module of tests/, and the app under
+    # test (`core`) is a package of tests/: both import only with tests/ first on the path.
+    repos = tmp_path / "repos"
+    repo = Repo(repos / "acme__shop")
+    settings = SETTINGS.replace("INSTALLED_APPS = []", "INSTALLED_APPS = ['core']")
+    repo.commit("init", {"pyproject.toml": PYPROJECT, "tox.ini": MANAGE_TOX, "shop/__init__.py": "",
+                         "shop/calc.py": CORE, "tests/manage.py": MANAGE_PY, "tests/settings.py": settings,
+                         "tests/core/__init__.py": "", "tests/core/tests/__init__.py": "",
+                         "tests/core/tests/test_calc.py": TESTS}, date=DATE)
+    repo.commit("Fix add (#1)", {"shop/calc.py": CORE.replace("a - b", "a + b"),
+                                 "tests/core/tests/test_calc.py": TESTS + FIX_TEST}, date=DATE)
+    cli = CliRunner()
+    candidates = tmp_path / "cand.jsonl"
+    res = cli.invoke(app, ["collect", str(repos / "acme__shop"), "-o", str(candidates), "-q"])
+    assert res.exit_code == 0, res.output
+    env = _rows(candidates)["acme__shop-1"]["env"]
+    assert env["test_cmd"].startswith("python -m django test")
+    assert env["env_vars"]["DJANGO_SETTINGS_MODULE"] == "settings"
+
+    tasks = tmp_path / "tasks.jsonl"
+    res = cli.invoke(app, ["validate", str(candidates), "--repos", str(repos), "-o", str(tasks), "--repeats", "1",
+                           "--timeout", "120"])
+    assert res.exit_code == 0, res.output
+    kept = _rows(tasks)["acme__shop-1"]
+    assert kept["FAIL_TO_PASS"] in (["test_add (core.tests.test_calc.CalcTests.test_add)"],
+                                    ["test_add (core.tests.test_calc.CalcTests)"])
+    res = cli.invoke(app, ["eval", "-d", str(tasks), "-p", "gold", "--repos", str(repos), "-o", str(tmp_path / "eval"),
+                           "--run-id", "gold", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    result = tmp_path / "eval" / "logs" / "run_evaluation" / "gold" / "gold" / "acme__shop-1" / "result.json"
+    assert json.loads(result.read_text())["status"] == "resolved"

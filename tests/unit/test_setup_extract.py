@@ -422,3 +422,28 @@ def test_a_switch_the_suite_offers_for_a_run_without_the_network_is_on(tmp_path:
     _, plain = _plan(tmp_path / "other", {"test/conftest.py": conftest.replace('"--skip-online",\n        action="store_true"', '"--online-only", action="store_true"'),
                                           "test/test_a.py": "def test_a():\n    pass\n", "requirements-dev.txt": "pytest\n"})
     assert "--no-network" not in plain.spec.test_cmd and "--online" not in plain.spec.test_cmd
+
+
+MANAGE_PY = ("#!/usr/bin/env python3\nimport os\nimport sys\n\nif __name__ == '__main__':\n"
+             "    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'settings')\n"
+             "    from django.core.management import execute_from_command_line\n"
+             "    execute_from_command_line(sys.argv)\n")
+
+
+def test_django_runner_as_the_projects_manage_py_runs_it(tmp_path: Path) -> None:
+    # django-import-export's tox: `coverage run ./tests/manage.py test core`; manage.py sets the
+    # settings module `settings`, a module of tests/, the folder Python puts first on the path.
+    setup_py = "from setuptools import setup\nsetup(name='pkg', install_requires=['django'])\n"
+    tox = "[testenv]\ncommands =\n    python -W error \\\n        -m coverage run \\\n        ./tests/manage.py test core\n"
+    facts, plan = _plan(tmp_path / "a", {"setup.py": setup_py, "tox.ini": tox, "tests/manage.py": MANAGE_PY})
+    assert (facts.django_settings, facts.django_path) == ("settings", "tests")
+    assert (plan.runner, plan.spec.log_parser, plan.spec.test_directives) == ("django", "django", "django")
+    assert plan.spec.env_vars == {"DJANGO_SETTINGS_MODULE": "settings", "PYTHONPATH": f"{TESTBED_PATH}/tests"}
+    # At the root, with its settings named by the command: labels are dotted from the root.
+    tox_root = "[testenv]\ncommands = python manage.py test --settings=proj.test_settings\n"
+    facts, plan = _plan(tmp_path / "b", {"setup.py": setup_py, "tox.ini": tox_root, "manage.py": MANAGE_PY})
+    assert (facts.django_settings, facts.django_path) == ("proj.test_settings", None)
+    assert plan.spec.test_directives == "modules" and "PYTHONPATH" not in plan.spec.env_vars
+    # A manage.py the snapshot does not hold names nothing.
+    facts, plan = _plan(tmp_path / "c", {"setup.py": setup_py, "tox.ini": tox})
+    assert facts.django_settings is None and plan.runner == "pytest"

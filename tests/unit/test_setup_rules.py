@@ -98,3 +98,17 @@ def test_markers_are_evaluated_for_the_target_python() -> None:
     assert evaluate_markers(reqs, "3.12") == ["six", "odd; not a marker"]
     plan = _plan(python="3.12", packages=reqs[:3])
     assert plan.built_spec().packages == ["six"] and plan.spec.packages == reqs[:3]   # the plan keeps markers
+
+
+def test_a_wheel_only_package_with_no_wheel_is_dropped_alone(ctx: RuleContext) -> None:
+    # django-import-export's tests extra pins mysqlclient (built from wheels only: it needs the
+    # MySQL client's headers) beside chardet, pytz and django-extensions, which its tests import.
+    log = ("error: No solution found when resolving dependencies\n  cause: Because mysqlclient==2.2.8 has no usable "
+           "wheels and you require mysqlclient==2.2.8, we can conclude that your requirements are unsatisfiable.\n")
+    plan = _plan(packages=["pytest", "mysqlclient==2.2.8", "chardet==7.3.0", "pytz==2026.1"])
+    fix = apply_rule(diagnose(log), plan, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "chardet==7.3.0", "pytz==2026.1"]
+    # A conflict among pins still drops every exact test-only pin at once (sympy 1.9's CI jobs).
+    conflict = log.replace("mysqlclient==2.2.8 has no usable wheels and you require", "you require")
+    fix = apply_rule(diagnose(conflict), plan, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest"]

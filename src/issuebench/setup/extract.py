@@ -12,6 +12,7 @@ import re
 import sys
 from typing import Any
 
+from issuebench.setup.django_manage import read_manage_py
 from issuebench.setup.extract_tools import (
     read_ci,
     read_docs,
@@ -91,6 +92,7 @@ def extract(tree: SourceTree) -> Facts:
     if ".gitmodules" in files:
         read_gitmodules(tree.read(".gitmodules") or "", facts, files, tree.read("setup.py") or "")
     facts.test_commands = list(dict.fromkeys(c.strip() for c in facts.test_commands))
+    read_manage_py(facts, tree)
     if "conftest.py" in files or any(p.endswith("/conftest.py") for p in files):
         facts.pytest_configured = True
     return facts

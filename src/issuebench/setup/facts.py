@@ -15,7 +15,7 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci"
 # In wanted_extras: the repository's own test install takes every extra (`poetry install --all-extras`).
 ALL_EXTRAS = "*"
 # Django's own test runner, as a project's tox, Makefile or CI runs it (`coverage run -m django test`).
-DJANGO_TEST = re.compile(r"(?:-m django|\bdjango-admin(?:\.py)?) test\b")
+DJANGO_TEST = re.compile(r"(?:-m django|\bdjango-admin(?:\.py)?|\bmanage\.py) test\b")
 _VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
 
 
@@ -44,6 +44,9 @@ class Facts:
     # The settings module a Django project's own test command runs with (tox's setenv, the
     # command's `DJANGO_SETTINGS_MODULE=` or `--settings`): Django's runner needs it named.
     django_settings: str | None = None
+    # The folder of the manage.py those tests run through, when not the root: the settings module
+    # and the test labels are importable from there (setup/django_manage.py).
+    django_path: str | None = None
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
     notes: list[str] = field(default_factory=list)

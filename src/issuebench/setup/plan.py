@@ -123,7 +123,11 @@ def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str,
     needs, and what to say of the command's options."""
     if runner == "django":
         settings = {"DJANGO_SETTINGS_MODULE": facts.django_settings} if facts.django_settings else {}
-        return {"test_cmd": DJANGO_CMD, "log_parser": "django", "test_directives": "modules"}, settings, []
+        if facts.django_path:
+            # As its manage.py runs: that folder first on the path, labels named from it.
+            settings["PYTHONPATH"] = f"{TESTBED_PATH}/{facts.django_path}"
+        directives = "django" if facts.django_path == "tests" else "modules"
+        return {"test_cmd": DJANGO_CMD, "log_parser": "django", "test_directives": directives}, settings, []
     if runner != "pytest":
         return {"test_cmd": UNITTEST_CMD, "log_parser": "unittest"}, {}, []
     gate = coverage_threshold(tree)

@@ -191,7 +191,11 @@ def relax_dependencies(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fi
                    f"no release before the date: exempt {', '.join(filtered)} from the cutoff")
     drop = [p for p in plan.spec.packages if requirement_name(p) in missing or (
         requirement_name(p) in named and requirement_name(p) not in needed)]
-    if drop and not missing and any(_exact(p) for p in drop):
+    # A package the build takes from wheels only, with none for this Python (mysqlclient), is
+    # no conflict among pins: it alone is dropped.
+    wheel_less = {canonical_name(n) for n in diagnosis.found.get("nowheel", [])}
+    if drop and not missing and any(_exact(p) for p in drop) and \
+            not {requirement_name(p) for p in drop} <= wheel_less:
         # Exact test-only pins come from CI jobs of optional dependencies (sympy 1.9's tensorflow,
         # llvmlite, h5py, numpy of 2020); the resolver names one conflict at a time, so one
         # unresolvable among them drops them all rather than one build each.

@@ -1,0 +1,37 @@
+"""A Django project whose tests run through its own `manage.py test` (tox: `coverage run
+./tests/manage.py test core`): the settings module that script sets by default, and the folder it
+runs from, which Python puts first on the path (django-import-export: `tests/manage.py` sets
+`settings`, a module of `tests/`). Setup then runs Django's runner as that script would:
+`python -m django test` with the same settings module and that folder on PYTHONPATH, its test
+labels named from that folder."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from issuebench.setup.facts import Facts
+from issuebench.setup.source import SourceTree
+
+# A command that runs a manage.py's `test`, and the script's path as written.
+_MANAGE_TEST = re.compile(r"(?:^|[\s=])(?:\./)?((?:[\w.-]+/)*manage\.py) test\b")
+# manage.py's default: os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+_SETDEFAULT = re.compile(r"setdefault\(\s*[\"']DJANGO_SETTINGS_MODULE[\"']\s*,\s*[\"']([A-Za-z_][\w.]*)[\"']")
+
+
+def read_manage_py(facts: Facts, tree: SourceTree) -> None:
+    """Fill the settings module (when no command named one) and the script's folder from the
+    manage.py a test command runs."""
+    for command in facts.test_commands:
+        found = _MANAGE_TEST.search(command)
+        if not found:
+            continue
+        path = posixpath.normpath(found.group(1))
+        text = tree.read(path)
+        settings = _SETDEFAULT.search(text or "")
+        if text is None or (settings is None and facts.django_settings is None):
+            continue
+        facts.django_settings = facts.django_settings or (settings.group(1) if settings else None)
+        folder = posixpath.dirname(path)
+        facts.django_path = folder or None
+        return
