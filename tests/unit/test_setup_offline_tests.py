@@ -363,3 +363,34 @@ def test_a_suite_that_words_the_missing_server_itself_fails_in_every_environment
         "def test_wrong():\n    assert 3 == 2\n"))
     assert len(run.failing) == 3
     assert sorted(offline_failures(log, run.failing)) == ["test_backends.py::test_get", "test_backends.py::test_set"]
+
+
+DOCKER_SDK_FIXTURE = '''
+import docker
+import pytest
+
+@pytest.fixture(scope="session")
+def client():
+    # auditwheel's manylinux tests: docker.from_env() before each container they start.
+    return docker.from_env()
+
+def test_in_a_container(client):
+    pass
+
+def test_in_another(client):
+    pass
+
+def test_wrong():
+    assert 1 == 2
+'''
+
+
+def test_a_test_whose_fixture_asks_the_docker_sdk_for_a_daemon_fails_in_every_environment(
+        tmp_path: Path, monkeypatch) -> None:
+    """The Docker SDK's own words when no daemon answers (auditwheel: 94 of 175 tests of its
+    sample, every one an error in its fixture), from the real client library."""
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    log, run = _pytest_run(tmp_path, "test_images.py", DOCKER_SDK_FIXTURE)
+    assert "Error while fetching server API version" in log
+    assert sorted(offline_failures(log, run.failing)) == ["test_images.py::test_in_a_container",
+                                                          "test_images.py::test_in_another"]
