@@ -394,3 +394,27 @@ def test_a_test_whose_fixture_asks_the_docker_sdk_for_a_daemon_fails_in_every_en
     assert "Error while fetching server API version" in log
     assert sorted(offline_failures(log, run.failing)) == ["test_images.py::test_in_a_container",
                                                           "test_images.py::test_in_another"]
+
+
+DATA_AT_IMPORT = '''
+import socket
+
+# cf-xarray's test modules open xarray's tutorial datasets when imported; pooch fetches them.
+raise socket.gaierror(-3, "Temporary failure in name resolution")
+'''
+
+
+def test_a_module_that_fetches_at_import_is_left_out_as_needing_the_network(tmp_path: Path) -> None:
+    """cf-xarray: 3 test modules download data when imported; counted as all their tests failing,
+    they sank a suite whose 64 other tests passed (67%). Like a test that reaches for the
+    internet, a module that does is left out of the judgment (and named as offline)."""
+    (tmp_path / "test_data.py").write_text(DATA_AT_IMPORT)
+    (tmp_path / "test_plain.py").write_text("".join(f"def test_{i}():\n    pass\n\n" for i in range(4)))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider",
+                           "--continue-on-collection-errors"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    log = done.stdout + done.stderr
+    run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
+    assert run.import_failed == ["test_data.py"]
+    assert run.offline == ["test_data.py"]
+    assert run.ratio() == 1.0

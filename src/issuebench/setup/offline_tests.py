@@ -161,6 +161,9 @@ def _header_names(header: str) -> set[str]:
     """A report header and, for unittest's `test_x (module.Class)` (or, from Python 3.11 on,
     `test_x (module.Class.test_x)`), the dotted id the unittest parser keeps."""
     names = {header}
+    if header.startswith("ERROR collecting "):
+        # A module that failed to import: pytest's id for it is the file's path.
+        names.add(header[len("ERROR collecting "):])
     match = _UNITTEST_NAME.match(header)
     if match:
         method, where = match.group("method"), match.group("where")
