@@ -404,10 +404,10 @@ raise socket.gaierror(-3, "Temporary failure in name resolution")
 '''
 
 
-def test_a_module_that_fetches_at_import_is_left_out_as_needing_the_network(tmp_path: Path) -> None:
-    """cf-xarray: 3 test modules download data when imported; counted as all their tests failing,
-    they sank a suite whose 64 other tests passed (67%). Like a test that reaches for the
-    internet, a module that does is left out of the judgment (and named as offline)."""
+def test_a_module_that_fetches_at_import_is_named_as_needing_the_network(tmp_path: Path) -> None:
+    """cf-xarray: 3 test modules download data when imported. Such a module is named as needing
+    the internet (its report is headed `ERROR collecting <file>`), and still counts as all its
+    tests failing: accepted without them, the suite gave six candidates and no task."""
     (tmp_path / "test_data.py").write_text(DATA_AT_IMPORT)
     (tmp_path / "test_plain.py").write_text("".join(f"def test_{i}():\n    pass\n\n" for i in range(4)))
     done = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider",
@@ -417,4 +417,4 @@ def test_a_module_that_fetches_at_import_is_left_out_as_needing_the_network(tmp_
     run = Run("test", log=log, statuses=dict(get_parser("pytest")(log)))
     assert run.import_failed == ["test_data.py"]
     assert run.offline == ["test_data.py"]
-    assert run.ratio() == 1.0
+    assert run.ratio() < 0.95

@@ -131,13 +131,14 @@ class Run:
         """Passed over judged tests, leaving out those that fail only for want of the network, of
         a server program or of a locale this machine lacks (no environment could make them pass
         here); a module that failed to import counts as all the tests it would hold failing, not as
-        one error, unless it failed for one of those wants."""
+        one error."""
         left_out = {*self.offline, *self.lacking_program, *self.lacking_locale}
         judged = len(self.counted) - len([t for t in self.counted if t in left_out])
         # A module that fetches from the internet when imported (cf-xarray's tutorial datasets)
-        # is left out as such a test is.
-        broken = [m for m in self.import_failed if m not in left_out]
-        judged_all = judged + self.import_failure_weight() * len(broken)
+        # still counts: left out, it let setup accept a suite whose main modules never import
+        # offline, and every task was then refused as having no fail-to-pass test, a worse
+        # account than the refusal's "the tests need the internet".
+        judged_all = judged + self.import_failure_weight() * len(self.import_failed)
         return self.passed / judged_all if judged_all > 0 else 0.0
 
 
