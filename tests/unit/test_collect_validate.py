@@ -266,3 +266,16 @@ def test_an_install_failure_says_why_setup_found_no_recipe(tmp_path, monkeypatch
     verdict = validate_task(_task(version="1.2"), Script([failed], [failed]), repeats=1)
     assert verdict.reason == "install failed"
     assert verdict.detail.startswith("setup of o/r 1.2 found no recipe: no attempt ran the tests (incompatible")
+
+
+def test_no_fail_to_pass_names_the_test_modules_that_never_import() -> None:
+    # cf-xarray: its test module opens tutorial datasets from the internet when imported, so
+    # neither side collects a test; the rejection says so rather than leaving it unexplained.
+    task = _task(test_patch="diff --git a/tests/test_accessor.py b/tests/test_accessor.py\n")
+    runs = [{"tests/test_accessor.py": ERROR}]
+    verdict = validate_task(task, Script(runs, runs), repeats=2)
+    assert verdict.reason == P.NO_FAIL_TO_PASS
+    assert verdict.detail == "with the fix too, test modules failed to import: tests/test_accessor.py"
+    # A module that imports once the fix is in makes no such account.
+    fixed = validate_task(task, Script(runs, [{"tests/test_accessor.py::test_x": PASSED}]), repeats=2)
+    assert fixed.kept and "failed to import" not in fixed.detail

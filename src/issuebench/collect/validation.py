@@ -49,7 +49,7 @@ from issuebench.harness import (
 )
 from issuebench.models import EnvSpec, InstanceStatus, PatchStatus, Task, TestStatusMap
 from issuebench.repos import find_repo
-from issuebench.setup import fallback_spec, remembered, remembered_spec, suite_paths
+from issuebench.setup import fallback_spec, import_failure, remembered, remembered_spec, suite_paths
 
 FALLBACK = "setup fallback"  # how every note of eval/validate --setup-fallback starts
 
@@ -218,14 +218,24 @@ def _judge(verdict: Verdict, runner: Runner, before: list[TestStatusMap], after:
     task.FAIL_TO_PASS, task.PASS_TO_PASS = lists["FAIL_TO_PASS"], lists["PASS_TO_PASS"]
     if not task.FAIL_TO_PASS:
         verdict.reason = P.NO_FAIL_TO_PASS
+        never = _never_imported(after)
         if lists["flaky"]:
             verdict.detail = f"{len(lists['flaky'])} flaky test(s) dropped"
+        elif never:
+            # Why no test could go from failing to passing: its module imports on neither side
+            # (cf-xarray's open tutorial datasets from the internet when imported).
+            verdict.detail = f"with the fix too, test modules failed to import: {', '.join(never[:5])}"
     elif verdict.broken:
         verdict.reason = P.GOLD_BREAKS_TESTS
         verdict.detail = ", ".join(verdict.broken[:5])
     else:
         verdict.kept = True
         task.quality_flags = quality_flags(task, before)  # type: ignore[attr-defined]
+
+
+def _never_imported(runs: list[TestStatusMap]) -> list[str]:
+    """Test modules that failed to import in every one of the runs."""
+    return sorted(t for t in (runs[0] if runs else {}) if all(t in run and import_failure(t, run[t]) for run in runs))
 
 
 @dataclass

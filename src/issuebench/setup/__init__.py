@@ -11,7 +11,7 @@ from issuebench.setup.js_setup import suite_paths
 from issuebench.setup.lockfile_pins import lock_pinned
 from issuebench.setup.loop import TEST_TIMEOUT, TIME_LIMIT, Attempt, SetupResult
 from issuebench.setup.recipe_io import write_recipe
-from issuebench.setup.runner import FILE_BUDGET
+from issuebench.setup.runner import FILE_BUDGET, import_failure
 
 __all__ = [
     "FILE_BUDGET",
@@ -20,6 +20,7 @@ __all__ = [
     "Attempt",
     "SetupResult",
     "fallback_spec",
+    "import_failure",
     "lock_pinned",
     "remember",
     "remember_recipe",
