@@ -27,11 +27,9 @@ def read_manage_py(facts: Facts, tree: SourceTree) -> None:
         if not found:
             continue
         path = posixpath.normpath(found.group(1))
-        text = tree.read(path)
-        settings = _SETDEFAULT.search(text or "")
-        if text is None or (settings is None and facts.django_settings is None):
-            continue
-        facts.django_settings = facts.django_settings or (settings.group(1) if settings else None)
-        folder = posixpath.dirname(path)
-        facts.django_path = folder or None
-        return
+        default = _SETDEFAULT.search(tree.read(path) or "")
+        settings = facts.django_settings or (default.group(1) if default else None)
+        if tree.exists(path) and settings:
+            facts.django_settings = settings
+            facts.django_path = posixpath.dirname(path) or None
+            return

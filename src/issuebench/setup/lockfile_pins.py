@@ -68,15 +68,18 @@ def _pipfile_versions(text: str) -> tuple[str, dict[str, str]]:
     return (_PIPFILE_LOCK, versions) if versions else _LOCK_NONE
 
 
-def pinned_to_lock(packages: list[str], locked: dict[str, str]) -> tuple[list[str], list[str]]:
+def pinned_to_lock(packages: list[str], locked: dict[str, str],
+                   *, over_exact: bool = False) -> tuple[list[str], list[str]]:
     """(packages with each one the lock names pinned to its locked version, the pins made).
-    Extras and markers are kept; a requirement already pinned exactly, or that is no name, stays."""
+    Extras and markers are kept; a requirement that is no name stays, and so does one already
+    pinned exactly unless `over_exact` (a pin an earlier lock made)."""
     out: list[str] = []
     pins: list[str] = []
     for package in packages:
         req = _parsed(package)
         version = locked.get(canonicalize_name(req.name)) if req else None
-        if req is None or version is None or any(s.operator in ("==", "===") for s in req.specifier):
+        if req is None or version is None or (
+                not over_exact and any(s.operator in ("==", "===") for s in req.specifier)):
             out.append(package)
             continue
         out.append(_at_version(req, version))
@@ -95,13 +98,7 @@ def repinned_to_lock(packages: list[str], notes: list[str], tree: SourceTree) ->
     (bleak-retry-connector: 4.4's recipe held bleak 1.1.1; 4.5's lock, bleak 2.x)."""
     if not lock_pinned(notes):
         return packages
-    locked = locked_versions(tree)[1]
-    out = []
-    for package in packages:
-        req = _parsed(package)
-        version = locked.get(canonicalize_name(req.name)) if req else None
-        out.append(package if req is None or version is None else _at_version(req, version))
-    return out
+    return pinned_to_lock(packages, locked_versions(tree)[1], over_exact=True)[0]
 
 
 def _parsed(package: str) -> Requirement | None:

@@ -14,8 +14,7 @@ from issuebench.config import TESTBED_PATH
 from issuebench.setup.data import canonical_name, import_to_distribution, load
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.local_modules import declared_distributions, local_top_modules, module_folders
-from issuebench.setup.lockfile_pins import LOCK_NOTE, pinned_to_lock
-from issuebench.setup.lockfile_pins import locked_versions as read_locked_versions
+from issuebench.setup.lockfile_pins import LOCK_NOTE, locked_versions, pinned_to_lock
 from issuebench.setup.plan import (
     BUILT_INSTALL,
     DEVELOP_INSTALL,
@@ -129,9 +128,9 @@ def pin(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
 
 
 @rule
-def locked_versions(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+def pin_locked_versions(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """The suite mostly failed on versions the date allowed: the repository's lockfile's instead."""
-    lockfile, locked = read_locked_versions(ctx.tree)
+    lockfile, locked = locked_versions(ctx.tree)
     packages, pins = pinned_to_lock(plan.spec.packages, locked)
     if not pins:
         return None

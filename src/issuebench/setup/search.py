@@ -157,7 +157,7 @@ class Search:
             fix = apply_rule(diagnosis, plan, self.ctx)
         if fix is None and run.stage == "test" and run.failing:
             # Tests ran and failed on what the date allowed: the versions the project locked.
-            fix = apply_rule(Diagnosis(kind="tests_failed", fix="locked_versions", line=""), plan, self.ctx)
+            fix = apply_rule(Diagnosis(kind="tests_failed", fix="pin_locked_versions", line=""), plan, self.ctx)
         if fix is None and self.client is not None:
             fix = _ask_model(self.client, plan, self.facts, attempt.error, self.ctx)
         if fix is None:
