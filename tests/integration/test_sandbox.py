@@ -352,3 +352,29 @@ def test_host_cgroup_files_are_not_shown_to_the_run(sandbox, workspace: Path) ->
     result = sandbox.run(["ls", "-A", "/sys/fs/cgroup"], workspace=workspace, limits=FAST)
     assert result.output.split() == []
     assert any(Path("/sys/fs/cgroup").iterdir())   # outside, they are there
+
+
+POOLS_JAVA = """
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+public class Pools {
+    public static void main(String[] args) throws Exception {
+        BufferPoolMXBean pool = ManagementFactory.newPlatformMXBeanProxy(
+            ManagementFactory.getPlatformMBeanServer(), "java.nio:type=BufferPool,name=direct",
+            BufferPoolMXBean.class);
+        System.out.println("pool " + pool.getName());
+    }
+}
+"""
+
+
+def test_a_jvm_reads_its_own_management_beans(sandbox, workspace: Path) -> None:
+    # What Spark does when it starts (pyspark's tests): in a cgroup namespace a JVM's container
+    # detection failed on a cgroup v1 host and no platform MBean server came up.
+    if shutil.which("java") is None:
+        pytest.skip("no java on this machine")
+    (workspace / "Pools.java").write_text(POOLS_JAVA)
+    result = sandbox.run(["java", "-Xmx256m", "Pools.java"], workspace=workspace,
+                         limits=Limits(timeout=120, memory_mb=2048, max_procs=512))
+    assert result.status == OK and result.returncode == 0, result.output[-2000:]
+    assert "pool direct" in result.output.splitlines()

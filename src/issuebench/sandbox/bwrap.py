@@ -15,8 +15,9 @@ What a sandboxed command sees:
                  in the sandbox by path (envs/declared_requirements_script.py) open wherever the
                  package is installed, a clone under /tmp or a venv under $HOME included
   environment    cleared; only BASE_ENV plus the caller's `env`
-  namespaces     user, pid, ipc, uts, net, cgroup unshared (net shared only when network=True,
-                 which only environment builds ask for); --die-with-parent, --new-session
+  namespaces     user, pid, ipc, uts, net unshared (net shared only when network=True, which
+                 only environment builds ask for); --die-with-parent, --new-session. Not cgroup:
+                 see NAMESPACES
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ SANDBOX_HOME = "/tmp/home"
 # working folder when the two share their first folder: sphinx-11510's included file then became
 # `../pytest-of-root/...` instead of its absolute path, and its document name was wrong.
 SCRATCH_DIR = "/var/tmp" if Path("/var/tmp").is_dir() else "/tmp"
+# `--unshare-all` without its cgroup namespace. Under a cgroup v1 host, a JVM started in a cgroup
+# namespace fails in its container detection (OpenJDK 17: a NullPointerException reading its
+# cgroup paths, then no platform MBean server): pyspark's tests (pandera) could not start a Spark
+# context. The cgroup files stay hidden (a tmpfs over /sys/fs/cgroup) and the run stays in its own
+# cgroup; only /proc/self/cgroup shows that cgroup's path, which grants nothing.
+NAMESPACES = ["--unshare-user-try", "--unshare-ipc", "--unshare-pid", "--unshare-uts"]
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # The whole environment a command starts from. PYTHONDONTWRITEBYTECODE is deliberately not set:
 # the reference harness does not set it, and some projects' own tests check .pyc writing.
@@ -91,9 +98,9 @@ def package_bind() -> Bind:
 
 def build_argv(argv: Sequence[str], *, workspace: Path, binds: Sequence[Bind], env: Mapping[str, str],
                limits: Limits, network: bool, cwd: str, protect_git: bool = True) -> list[str]:
-    args = ["bwrap", "--unshare-all"]
-    if network:
-        args.append("--share-net")
+    args = ["bwrap", *NAMESPACES]
+    if not network:
+        args.append("--unshare-net")
     args += ["--die-with-parent", "--new-session",
              "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     if bwrap_supports("--size"):
@@ -160,7 +167,7 @@ def probe() -> str | None:
     if shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
     try:
-        proc = subprocess.run(["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+        proc = subprocess.run(["bwrap", *NAMESPACES, "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/",
                                "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "true"],
                               capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as exc:
