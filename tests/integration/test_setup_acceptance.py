@@ -363,3 +363,27 @@ def test_a_test_file_that_fills_the_memory_limit_is_cut_named_and_left_out(tmp_p
     assert result.files_cut == ["tests/test_hog.py"]
     assert (result.tests_run, result.tests_passed, result.failing_tests) == (6, 6, [])
     assert any("tests/test_hog.py filled the memory limit" in line for line in said), said
+
+
+# A suite whose one test holds 300 threads at once (a JVM's, Spark's, are so many).
+_MANY_THREADS = """import threading
+
+def test_many_threads_at_once():
+    gate = threading.Event()
+    threads = [threading.Thread(target=gate.wait) for _ in range(300)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join()
+"""
+
+
+def test_a_suite_stopped_at_the_process_cap_gets_a_higher_cap_in_its_recipe(tmp_path: Path) -> None:
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "tests/test_fast.py": FAST,
+                               "tests/test_threads.py": _MANY_THREADS}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.attempts[0].error_kind == "process_limit"
+    assert result.spec is not None and result.spec.max_procs == 4096
+    assert (result.tests_run, result.tests_passed) == (7, 7)

@@ -88,3 +88,19 @@ def coverage_off(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | No
         return None
     return Fix(plan.copy(test_cmd=f"{plan.spec.test_cmd} --no-cov"),
                "coverage under its fail-under fails the run: run pytest --no-cov")
+
+
+# The cap a suite stopped at its sandbox's limit gets instead: well above a JVM's threads (a Spark
+# session held 300 or so), still a cap on a fork bomb, beside the run's memory limit.
+MORE_PROCESSES = 4096
+
+
+@rule
+def more_processes(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The suite needs more processes and threads at once than the sandbox's default: the recipe's
+    max_procs, which every graded run of its tasks then has too."""
+    if (plan.spec.max_procs or 0) >= MORE_PROCESSES:
+        return None
+    return Fix(plan.copy(max_procs=MORE_PROCESSES),
+               f"the run needed more than {diagnosis.found.get('count', ['its'])[0]} processes and threads "
+               f"at once: max_procs {MORE_PROCESSES}")

@@ -268,7 +268,7 @@ class Runner:
         watcher.start()
         try:
             result = self.sandbox.run(["bash", "-c", command], workspace=built.workspace,
-                                      binds=binds, env=env, limits=Limits(timeout=self.time_left()),
+                                      binds=binds, env=env, limits=self._limits(plan),
                                       cwd=config.TESTBED_PATH, output_path=out)
         finally:
             stop.set()
@@ -286,6 +286,12 @@ class Runner:
         statuses = {t: s for t, s in statuses.items() if t.split("::", 1)[0] not in cut}
         limit = "" if result.status == RunStatus.OK else str(result.status)
         return Run("test", log=log, statuses=statuses, cut_files=cut, limit=limit)
+
+    def _limits(self, plan: Plan) -> Limits:
+        """The run's limits: what is left of the time, and the recipe's cap on processes if it has one."""
+        if plan.spec.max_procs is None:
+            return Limits(timeout=self.time_left())
+        return Limits(timeout=self.time_left(), max_procs=plan.spec.max_procs)
 
     def _watch(self, out: Path, what: str, stop: threading.Event) -> None:
         """Report elapsed time and output so far until `stop` (the run's log grows as it goes)."""
