@@ -8,14 +8,12 @@ Django's settings are not configured.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from issuebench.cli.main import app
 from issuebench.setup.pyversions import installed_minors
+from tests.factory_run import run_factory
 from tests.unit.test_collect_mining import Repo
 
 pytestmark = [pytest.mark.slow, pytest.mark.network]
@@ -66,30 +64,6 @@ def _needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ISSUEBENCH_HOME", str(tmp_path / "home"))
 
 
-def _rows(path: Path) -> dict[str, dict]:
-    return {r["instance_id"]: r for r in map(json.loads, path.read_text().splitlines())}
-
-
-def _factory(tmp_path: Path, repos: Path) -> tuple[dict, dict, str]:
-    """collect, validate and a gold eval of acme__shop through the CLI: (the candidate's env, the
-    kept task, gold's status)."""
-    cli = CliRunner()
-    candidates = tmp_path / "cand.jsonl"
-    res = cli.invoke(app, ["collect", str(repos / "acme__shop"), "-o", str(candidates), "-q"])
-    assert res.exit_code == 0, res.output
-    env = _rows(candidates)["acme__shop-1"]["env"]
-    tasks = tmp_path / "tasks.jsonl"
-    res = cli.invoke(app, ["validate", str(candidates), "--repos", str(repos), "-o", str(tasks), "--repeats", "1",
-                           "--timeout", "120"])
-    assert res.exit_code == 0, res.output
-    kept = _rows(tasks)["acme__shop-1"]
-    res = cli.invoke(app, ["eval", "-d", str(tasks), "-p", "gold", "--repos", str(repos), "-o", str(tmp_path / "eval"),
-                           "--run-id", "gold", "--workers", "1"])
-    assert res.exit_code == 0, res.output
-    result = tmp_path / "eval" / "logs" / "run_evaluation" / "gold" / "gold" / "acme__shop-1" / "result.json"
-    return env, kept, json.loads(result.read_text())["status"]
-
-
 def test_a_django_runner_project_is_set_up_validated_and_resolved_by_gold(tmp_path: Path) -> None:
     repos = tmp_path / "repos"
     repo = Repo(repos / "acme__shop")
@@ -98,7 +72,7 @@ def test_a_django_runner_project_is_set_up_validated_and_resolved_by_gold(tmp_pa
                 date=DATE)
     repo.commit("Fix add (#1)", {"shop/calc.py": CORE.replace("a - b", "a + b"),
                                  "tests/test_calc.py": TESTS + FIX_TEST}, date=DATE)
-    env, kept, status = _factory(tmp_path, repos)
+    env, kept, status = run_factory(tmp_path, repos, "acme__shop", "acme__shop-1")
     assert env["test_cmd"].startswith("python -m django test")
     assert env["env_vars"]["DJANGO_SETTINGS_MODULE"] == "tests.settings"
     # Django's runner named the tests by dotted module (it takes no file paths).
@@ -131,7 +105,7 @@ def test_a_project_tested_through_its_manage_py_is_set_up_validated_and_resolved
                          "tests/core/tests/test_calc.py": TESTS}, date=DATE)
     repo.commit("Fix add (#1)", {"shop/calc.py": CORE.replace("a - b", "a + b"),
                                  "tests/core/tests/test_calc.py": TESTS + FIX_TEST}, date=DATE)
-    env, kept, status = _factory(tmp_path, repos)
+    env, kept, status = run_factory(tmp_path, repos, "acme__shop", "acme__shop-1")
     assert env["test_cmd"].startswith("python -m django test")
     assert env["env_vars"]["DJANGO_SETTINGS_MODULE"] == "settings"
     assert kept["FAIL_TO_PASS"] in (["test_add (core.tests.test_calc.CalcTests.test_add)"],

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from issuebench.harness.stale_compiled import drop_built_from_other_sources
 from issuebench.harness.workspace import changed_paths, git, remove_workspace
 from issuebench.repos import tree_blobs
 
@@ -119,8 +120,10 @@ def _date_products_before_changed_sources(sources_path: Path, ws: Path, products
     except (OSError, ValueError):
         return  # an env captured before sources were recorded: its products keep their build dates
     here = tree_blobs(ws, "HEAD")
+    # A compiled module whose own .py differs here would run in its place: the .py runs instead.
+    dropped = set(drop_built_from_other_sources(ws, products, built_from, here))
     now = time.time()
-    for rel in products:
+    for rel in (p for p in products if p not in dropped):
         os.utime(ws / rel, (now, now), follow_symlinks=False)
     for rel, blob in here.items():
         if built_from.get(rel) != blob and (ws / rel).is_file():

@@ -39,6 +39,7 @@ from issuebench.harness.python_row_steps import with_python_row_steps
 from issuebench.harness.recipe_fallback import env_for_task, other_recipe
 from issuebench.harness.runlog import InstanceLog
 from issuebench.harness.runner_report import run_reporting
+from issuebench.harness.stale_compiled import drop_beside_changed
 from issuebench.harness.submodules import fill_submodules
 from issuebench.harness.task_version import resolve_with_version
 from issuebench.harness.test_run import SANDBOX_STATUS, TestRun, explain, parse_run, tail
@@ -127,6 +128,8 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if apply_test_patch and task.test_patch.strip() and not _apply_test_patch(task, ws, test_files, run, source,
                                                                                 spec, ctx, log):
         return run
+    if model_patch and model_patch.strip():
+        _drop_stale_compiled(model_patch, ws, run, log)
     again = getattr(ctx.env_builder, "prepare_patched_run", None)   # other backends have none
     if model_patch and model_patch.strip() and again is not None:
         patched_prep = again(env, ws, run_prep)
@@ -136,6 +139,13 @@ def _in_workspace(task: Task, model_patch: str | None, ctx: EvalContext, spec: E
     if "tests" in run.durations:
         _keep_for_later_runs(task, ctx, env, ws, source, log)
     return run
+
+
+def _drop_stale_compiled(model_patch: str, ws: Path, run: TestRun, log: InstanceLog) -> None:
+    """A compiled module beside a .py the patch changed would run the unpatched code: stale_compiled.py."""
+    dropped = drop_beside_changed(ws, files_touched(model_patch))
+    if dropped:
+        _note(run, log, "compiled modules left out, the .py the patch changed running instead: " + ", ".join(dropped))
 
 
 def _lay_prebuilt(task: Task, ctx: EvalContext, spec: EnvSpec, env: Any, prepared: RunPreparation, ws: Path,
