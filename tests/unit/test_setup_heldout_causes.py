@@ -304,3 +304,25 @@ def test_a_module_a_failing_test_imports_in_its_body_is_diagnosed_from_its_repor
     statuses = {**{t: TestStatus.PASSED for t in passed}, "tests/io/test_pandas_io.py::test_to_script": TestStatus.FAILED}
     diagnosis = diagnose_run(Run(stage="test", log=log, statuses=statuses), _plan())
     assert diagnosis is not None and diagnosis.kind == "missing_module" and diagnosis.found["module"] == ["black"]
+
+
+def test_pytests_required_plugins_are_installed_then_pinned(tmp_path: Path) -> None:
+    # hikari: `required_plugins` in its pytest configuration; pytest stops before collecting.
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    log = "ERROR: Missing required plugins: pytest-asyncio>=0.23, pytest-cov\n"
+    fix = apply_rule(diagnose(log), _plan(), ctx)
+    assert fix is not None
+    assert fix.plan.spec.packages == ["pytest", "pytest-asyncio>=0.23", "pytest-cov"]
+    # Installed but older than asked: the version is pinned.
+    installed = _plan().copy(packages=["pytest", "pytest-asyncio", "pytest-cov"])
+    fix = apply_rule(diagnose(log), installed, ctx)
+    assert fix is not None
+    assert fix.plan.spec.packages == ["pytest", "pytest-cov", "pytest-asyncio>=0.23"]
+
+
+def test_a_module_python_dash_m_cannot_find_is_installed(tmp_path: Path) -> None:
+    # django-constance names Django only in tox's factor deps: `python -m django test` says so.
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    fix = apply_rule(diagnose("/home/ib/envs/0db1f70a/bin/python: No module named django\n"), _plan(), ctx)
+    assert fix is not None
+    assert [r for r in fix.plan.spec.packages if r.lower() == "django"] != []

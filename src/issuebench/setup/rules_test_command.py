@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from issuebench.setup.diagnose import Diagnosis
 from issuebench.setup.plan import PYTEST_CMD, UNITTEST_CMD, Plan
-from issuebench.setup.rule_base import Fix, RuleContext, rule, with_packages
+from issuebench.setup.rule_base import Fix, RuleContext, replace_packages, rule, with_packages
 
 
 @rule
@@ -104,3 +104,14 @@ def more_processes(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | 
     return Fix(plan.copy(max_procs=MORE_PROCESSES),
                f"the run needed more than {diagnosis.found.get('count', ['its'])[0]} processes and threads "
                f"at once: max_procs {MORE_PROCESSES}")
+
+
+@rule
+def required_plugins(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """The configuration's `required_plugins` (`pytest-asyncio>=0.23, pytest-cov`): install those the
+    environment lacks; when each is there, pin the versions it asks."""
+    specs = [part.strip() for line in diagnosis.found.get("plugins", [])[:1] for part in line.split(",")]
+    specs = [spec for spec in specs if spec]
+    return with_packages(plan, specs, "required pytest plugins") or \
+        replace_packages(plan, [spec for spec in specs if any(op in spec for op in "<>=!~")],
+                         "required pytest plugin versions")
