@@ -137,6 +137,28 @@ def test_inner_sessions(tmp_path):
     assert not any("reports" in note for note in report.notes), report.notes
 
 
+def test_an_honest_run_whose_test_forks_a_child_that_unwinds_through_pytest_still_resolves(world) -> None:
+    """eventlet's fork tests: a forked child that raises SystemExit unwinds through the pytest
+    session it inherited and finishes it too. Only the process that opened the channel reports:
+    the child's session is no second report."""
+    forks = """
+def test_fork_child_exits_through_pytest():
+    import os
+    pid = os.fork()
+    if pid == 0:
+        raise SystemExit(17)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) != 0
+"""
+    base = world["task"]
+    task = base.model_copy(update={
+        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, "tests/test_forks.py": forks}),
+        "PASS_TO_PASS": [*base.PASS_TO_PASS, "tests/test_forks.py::test_fork_child_exits_through_pytest"]})
+    report = evaluate_task(world, task, "forked-child")
+    assert report.status is InstanceStatus.RESOLVED, report.reason
+    assert not any("reports" in note for note in report.notes), report.notes
+
+
 def test_a_graded_name_from_a_nested_runs_summary_is_graded_from_the_text(world) -> None:
     """pytest-dev__pytest-7521's PASS_TO_PASS holds `test_capsysbinary.py::test_hello`, the summary
     line of a session one of pytest's tests starts in a temporary folder: no runner can report it,

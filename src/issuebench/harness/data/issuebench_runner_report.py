@@ -37,6 +37,10 @@ def _open_channel():
 
 
 _channel = _open_channel()
+# The process that opened the channel: a test's forked child that unwinds through the session it
+# inherited (eventlet's fork tests raise SystemExit in the child) finishes that session too, and
+# is not the runner.
+_opener = os.getpid()
 
 # A test's outcome is the worst of its phases: an error in setup or teardown outranks the call.
 _RANK = {"PASSED": 0, "XPASS": 1, "SKIPPED": 1, "XFAIL": 1, "FAILED": 2, "ERROR": 3}
@@ -96,7 +100,7 @@ class _Recorder:
 
     def pytest_sessionfinish(self, session, exitstatus):
         global _channel
-        if _channel is None:
+        if _channel is None or os.getpid() != _opener:
             return
         document = {"issuebench_runner_report": 1, "exitstatus": int(exitstatus), "tests": self.outcomes}
         if self.asked_for is not None:
