@@ -326,3 +326,24 @@ def test_a_module_python_dash_m_cannot_find_is_installed(tmp_path: Path) -> None
     fix = apply_rule(diagnose("/home/ib/envs/0db1f70a/bin/python: No module named django\n"), _plan(), ctx)
     assert fix is not None
     assert [r for r in fix.plan.spec.packages if r.lower() == "django"] != []
+
+
+# app-model's Qt tests with no display: pytest-qt keeps Qt's own message out; Python's fatal-error
+# report names the Qt modules loaded.
+QT_ABORT_LOG = """\
+tests/test_qt/test_qactions.py ....Fatal Python error: Aborted
+
+Current thread 0x00007fdc33ec6c40 (most recent call first):
+  File "/env/lib/python3.13/site-packages/_pytest/runner.py", line 245 in call_and_report
+
+Extension modules: psygnal._signal, PyQt6.QtCore, PyQt6.QtGui, PyQt6.QtWidgets, PyQt6.QtTest (total: 5)
+"""
+
+
+def test_qt_aborting_for_want_of_a_display_runs_offscreen(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    fix = apply_rule(diagnose(QT_ABORT_LOG), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.env_vars == {"QT_QPA_PLATFORM": "offscreen"}
+    assert apply_rule(diagnose(QT_ABORT_LOG), fix.plan, ctx) is None     # once
+    # Qt's own words, where they reach the log, say the same.
+    assert diagnose("qt.qpa.xcb: could not connect to display \n").fix == "qt_offscreen"

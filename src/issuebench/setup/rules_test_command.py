@@ -115,3 +115,13 @@ def required_plugins(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix 
     return with_packages(plan, specs, "required pytest plugins") or \
         replace_packages(plan, [spec for spec in specs if any(op in spec for op in "<>=!~")],
                          "required pytest plugin versions")
+
+
+@rule
+def qt_offscreen(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Qt found no display (the sandbox has none) and aborted: its offscreen platform needs none,
+    as a project's CI sets it (or runs a virtual display)."""
+    if plan.spec.env_vars.get("QT_QPA_PLATFORM") == "offscreen":
+        return None
+    return Fix(plan.copy(env_vars={**plan.spec.env_vars, "QT_QPA_PLATFORM": "offscreen"}),
+               "Qt found no display: QT_QPA_PLATFORM=offscreen")
