@@ -115,3 +115,12 @@ def test_the_extras_a_ci_poetry_install_takes_are_installed_with_their_versions(
     plain = workflow.replace(" --all-extras", "")
     reqs = extract(_tree(tmp_path / "none", POETRY_EXTRAS, {".github/workflows/ci.yml": plain})).all_test_requirements()
     assert not any(r.startswith(("fastapi", "django")) for r in reqs)
+
+
+def test_the_extras_a_composite_actions_install_takes_are_installed(tmp_path: Path) -> None:
+    # nonebot2: the workflow uses ./.github/actions/setup-python, whose step runs `uv sync --all-extras`.
+    action = ("runs:\n  using: composite\n  steps:\n    - run: |\n        uv sync --all-extras --locked\n"
+              "      shell: bash\n")
+    facts = extract(_tree(tmp_path / "action", POETRY_EXTRAS, {".github/actions/setup-python/action.yml": action}))
+    reqs = facts.all_test_requirements()
+    assert "fastapi>=0.111,<0.140" in reqs and "django>=4.0" in reqs

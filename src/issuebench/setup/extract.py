@@ -40,8 +40,9 @@ _REQ_FILE = re.compile(
     r"requirements/(test|tests|testing|dev|ci)[^/]*|(test|tests|testing)/requirements[^/]*)\.(txt|in)$")
 _DEV_REQUIREMENTS = re.compile(r"^\s*(-e\s+)?\.(\[[^\]]*\])?\s*$|^\s*(pytest|nose2?|tox)\b",
                                re.MULTILINE | re.IGNORECASE)
+# Composite actions hold install steps as workflows do (nonebot2's `uv sync --all-extras`).
 _CI_FILES = re.compile(
-    r"^(\.github/workflows/[^/]+\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|\.azure-pipelines/[^/]+\.ya?ml|"
+    r"^(\.github/workflows/[^/]+\.ya?ml|\.github/actions/[^/]+/action\.ya?ml|\.travis\.ya?ml|azure-pipelines\.ya?ml|\.azure-pipelines/[^/]+\.ya?ml|"
     r"\.circleci/config\.ya?ml|\.gitlab-ci\.ya?ml|appveyor\.ya?ml|\.appveyor\.ya?ml)$")
 _DOC_FILES = re.compile(r"^(README|CONTRIBUTING|HACKING|DEVELOPMENT|docs/contributing|docs/development)[^/]*$",
                         re.IGNORECASE)
