@@ -447,3 +447,17 @@ def test_django_runner_as_the_projects_manage_py_runs_it(tmp_path: Path) -> None
     # A manage.py the snapshot does not hold names nothing.
     facts, plan = _plan(tmp_path / "c", {"setup.py": setup_py, "tox.ini": tox})
     assert facts.django_settings is None and plan.runner == "pytest"
+
+
+
+def test_a_justfile_recipe_running_manage_as_a_module_is_the_test_command(tmp_path: Path) -> None:
+    # django-tasks: CI runs `just test`, whose recipe runs the root's manage.py as a module.
+    setup_py = "from setuptools import setup\nsetup(name='pkg', install_requires=['django'])\n"
+    justfile = ("test *ARGS:\n    python -m manage check\n"
+                "    python -m coverage run --source=pkg -m manage test --shuffle --noinput {{ ARGS }}\n")
+    manage = MANAGE_PY.replace("'settings'", "'tests.settings'")
+    facts, plan = _plan(tmp_path / "a", {"setup.py": setup_py, "justfile": justfile, "manage.py": manage})
+    assert any("-m manage test --shuffle --noinput" in c and "{{" not in c for c in facts.test_commands)
+    assert (facts.django_settings, facts.django_path) == ("tests.settings", None)
+    assert (plan.runner, plan.spec.test_directives) == ("django", "modules")
+    assert plan.spec.env_vars == {"DJANGO_SETTINGS_MODULE": "tests.settings"}

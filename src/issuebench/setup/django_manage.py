@@ -15,6 +15,8 @@ from issuebench.setup.source import SourceTree
 
 # A command that runs a manage.py's `test`, and the script's path as written.
 _MANAGE_TEST = re.compile(r"(?:^|[\s=])(?:\./)?((?:[\w.-]+/)*manage\.py) test\b")
+# `python -m manage test`: the root's manage.py run as a module.
+_MANAGE_MODULE_TEST = re.compile(r"-m manage test\b")
 # manage.py's default: os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 _SETDEFAULT = re.compile(r"setdefault\(\s*[\"']DJANGO_SETTINGS_MODULE[\"']\s*,\s*[\"']([A-Za-z_][\w.]*)[\"']")
 
@@ -24,9 +26,9 @@ def read_manage_py(facts: Facts, tree: SourceTree) -> None:
     manage.py a test command runs."""
     for command in facts.test_commands:
         found = _MANAGE_TEST.search(command)
-        if not found:
+        if not found and not _MANAGE_MODULE_TEST.search(command):
             continue
-        path = posixpath.normpath(found.group(1))
+        path = posixpath.normpath(found.group(1)) if found else "manage.py"
         default = _SETDEFAULT.search(tree.read(path) or "")
         settings = facts.django_settings or (default.group(1) if default else None)
         if tree.exists(path) and settings:

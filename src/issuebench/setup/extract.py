@@ -13,14 +13,7 @@ import sys
 from typing import Any
 
 from issuebench.setup.django_manage import read_manage_py
-from issuebench.setup.extract_tools import (
-    read_ci,
-    read_docs,
-    read_makefile,
-    read_noxfile,
-    read_tox,
-    runs_tests,
-)
+from issuebench.setup.extract_tools import TOOL_READERS, read_ci, read_docs, read_tox, runs_tests
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
@@ -58,8 +51,7 @@ def extract(tree: SourceTree) -> Facts:
         ("setup.py", _read_setup_py),
         ("tox.ini", read_tox),
         ("pytest.ini", _read_pytest_ini),
-        ("noxfile.py", read_noxfile),
-        ("Makefile", read_makefile),
+        *TOOL_READERS,
     ]
     for path, reader in readers:
         text = tree.read(path) if path in files else None

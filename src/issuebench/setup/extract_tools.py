@@ -147,6 +147,19 @@ def read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
             _add_test_command(line.strip().lstrip("@-").strip(), facts)
 
 
+def read_justfile(text: str, facts: Facts, tree: SourceTree) -> None:
+    """A justfile's recipe lines (indented, `{{ ARGS }}` its arguments): django-tasks' CI runs
+    `just test`, whose recipe is `python -m manage test --shuffle --noinput {{ ARGS }}`."""
+    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
+        if line[:1] in (" ", "\t") and _TEST_CMD.search(line):
+            _add_test_command(re.sub(r"\{\{[^}]*\}\}", "", line).strip().lstrip("@-").strip(), facts)
+
+
+# The task runners' files, each read for its test commands (beside tox, CI and docs).
+TOOL_READERS = [("noxfile.py", read_noxfile), ("Makefile", read_makefile), ("justfile", read_justfile),
+                ("Justfile", read_justfile)]
+
+
 # -- CI and docs ----------------------------------------------------------------------------
 
 def read_ci(path: str, text: str, facts: Facts, tree: SourceTree) -> None:

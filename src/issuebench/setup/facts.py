@@ -15,7 +15,8 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci"
 # In wanted_extras: the repository's own test install takes every extra (`poetry install --all-extras`).
 ALL_EXTRAS = "*"
 # Django's own test runner, as a project's tox, Makefile or CI runs it (`coverage run -m django test`).
-DJANGO_TEST = re.compile(r"(?:-m django|\bdjango-admin(?:\.py)?|\bmanage\.py) test\b")
+# `python -m manage test` runs a manage.py at the root as a module (django-tasks' justfile).
+DJANGO_TEST = re.compile(r"(?:-m django|-m manage|\bdjango-admin(?:\.py)?|\bmanage\.py) test\b")
 _VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
 
 
