@@ -461,3 +461,20 @@ def test_a_justfile_recipe_running_manage_as_a_module_is_the_test_command(tmp_pa
     assert (facts.django_settings, facts.django_path) == ("tests.settings", None)
     assert (plan.runner, plan.spec.test_directives) == ("django", "modules")
     assert plan.spec.env_vars == {"DJANGO_SETTINGS_MODULE": "tests.settings"}
+
+
+def test_a_test_script_ci_runs_gives_its_command_and_the_variables_it_exports(tmp_path: Path) -> None:
+    # piccolo: CI runs ./scripts/test-sqlite.sh, which exports the settings module its tests read.
+    script = ('#!/bin/bash\n# To run all in a folder tests/\n\nexport PICCOLO_CONF="tests.sqlite_conf"\n'
+              'export PATH="/opt/bin:$PATH"\npython -m pytest \\\n    --cov=pkg \\\n    -m "not integration" \\\n'
+              '    -s $@\n')
+    # Its postgres job's script, run first, names another settings module: a server no sandbox has.
+    workflow = ("jobs:\n  t:\n    steps:\n      - run: pip install pytest\n      - run: ./scripts/test-postgres.sh\n"
+                "      - run: ./scripts/test-sqlite.sh\n")
+    facts, plan = _plan(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+                                   ".github/workflows/ci.yml": workflow, "scripts/test-sqlite.sh": script,
+                                   "scripts/test-postgres.sh": script.replace("sqlite", "postgres")})
+    assert facts.test_env == {"PICCOLO_CONF": "tests.sqlite_conf"}      # PATH is the sandbox's own
+    assert [c for c in facts.test_commands if c.startswith("python -m pytest --cov=pkg")] == [
+        'python -m pytest --cov=pkg -m "not integration" -s $@']
+    assert plan.spec.env_vars["PICCOLO_CONF"] == "tests.sqlite_conf"

@@ -240,6 +240,33 @@ def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
     facts.wanted_extras += manager_extras(line)
     if line and _TEST_CMD.search(line):
         _add_test_command(line, facts)
+    script = _REPO_SCRIPT.search(line)
+    if script and tree.exists(script.group(1)) and not _SERVICE_SCRIPT.search(script.group(1)):
+        read_test_script(tree.read(script.group(1)) or "", facts)
+
+
+# A CI step that runs a shell script of the repository (`./scripts/test-sqlite.sh`, `bash ci/test.sh`).
+_REPO_SCRIPT = re.compile(r"^(?:(?:ba)?sh\s+)?(?:\./)?((?:[\w.-]+/)*[\w.-]+\.sh)\b")
+# A script named for a database server or a whole-system run is not read: its variables and
+# options (piccolo's `PICCOLO_CONF="tests.postgres_conf"`, `-m integration`) are for a server no
+# sandbox runs.
+_SERVICE_SCRIPT = re.compile(r"(postgres|mysql|maria|mongo|redis|cockroach|integration|e2e|docker)", re.IGNORECASE)
+_SANDBOX_OWN = {"PATH", "HOME", "TMPDIR", "PWD", "SHELL", "USER", "LANG", "LC_ALL"}   # the sandbox sets these
+_EXPORT = re.compile(r"^export\s+([A-Za-z_]\w*)=(?:\"([^\"$`]*)\"|'([^']*)'|([^\s\"'$`;&|]*))\s*$")
+
+
+def read_test_script(text: str, facts: Facts) -> None:
+    """A repository's test script: its test commands, and the variables it exports before them
+    with a literal value, which the tests need (piccolo: `export PICCOLO_CONF="tests.sqlite_conf"`)."""
+    exports: dict[str, str] = {}
+    for line in re.sub(r"\s*\\\n\s*", " ", text).splitlines():
+        line = line.strip()
+        found = _EXPORT.match(line)
+        if found and found.group(1) not in _SANDBOX_OWN:
+            exports[found.group(1)] = next(v for v in found.groups()[1:] if v is not None)
+        elif _TEST_CMD.search(line) and not line.startswith("#"):
+            _add_test_command(line, facts, "\n".join(f"{k}={v}" for k, v in exports.items()))
+            facts.test_env = {**facts.test_env, **exports}
 
 
 # A project manager's install of the project itself, whose options name the extras it takes.

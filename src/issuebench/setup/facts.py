@@ -48,6 +48,9 @@ class Facts:
     # The folder of the manage.py those tests run through, when not the root: the settings module
     # and the test labels are importable from there (setup/django_manage.py).
     django_path: str | None = None
+    # Variables a repository's own test script exports before its test command (piccolo's
+    # scripts/test-sqlite.sh: `export PICCOLO_CONF="tests.sqlite_conf"`): literal values only.
+    test_env: dict[str, str] = field(default_factory=dict)
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
     notes: list[str] = field(default_factory=list)

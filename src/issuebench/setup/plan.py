@@ -108,7 +108,7 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         **test_fields,
         exclude_newer=date,
         exclude_newer_source="fixed" if date else "none",
-        env_vars={**env_vars, **runner_vars},
+        env_vars={**facts.test_env, **env_vars, **runner_vars},
         # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
         pre_test=rebuild_before_tests(tree, generated) if installable else [],
         notes=[f"setup: {note}" for note in facts.notes[:5]] + runner_notes,
