@@ -347,3 +347,11 @@ def test_qt_aborting_for_want_of_a_display_runs_offscreen(tmp_path: Path) -> Non
     assert apply_rule(diagnose(QT_ABORT_LOG), fix.plan, ctx) is None     # once
     # Qt's own words, where they reach the log, say the same.
     assert diagnose("qt.qpa.xcb: could not connect to display \n").fix == "qt_offscreen"
+
+
+def test_async_tests_with_no_plugin_to_run_them_install_pytest_asyncio(tmp_path: Path) -> None:
+    ctx = RuleContext(tree=_helper_repo(tmp_path), facts=Facts(name="web", has_setup_py=True))
+    log = ("FAILED tests/test_feature_flags.py::test_spans_async - Failed: async def functions are not natively "
+           "supported.\nYou need to install a suitable plugin for your async framework, for example:\n")
+    fix = apply_rule(diagnose(log), _plan(), ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "pytest-asyncio"]
