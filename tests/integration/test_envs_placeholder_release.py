@@ -85,3 +85,10 @@ def test_a_resolution_never_pins_a_placeholder(tmp_path, index, monkeypatch) -> 
     resolved = DatedPackages(uv_command(), _run_host).resolve(python, "", {}, ["app"], log, "resolving")
     assert resolved is not None and "oldname==1.0" in resolved.splitlines()
     assert any("kept below 9999" in note for note in log.notes)
+
+
+def test_a_calendar_version_is_no_placeholder() -> None:
+    # pdfminer.six numbers its releases by date: kept below 9999, pdfplumber could not install.
+    assert dated_packages.placeholder_releases([("pdfminer-six", "20251107"), ("fake-factory", "9999.9.9"),
+                                                ("other", "99999.0"), ("calver", "2025.11.7")]) == [
+        "fake-factory", "other"]

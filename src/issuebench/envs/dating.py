@@ -122,9 +122,10 @@ def exempt_from_cutoff(spec: EnvSpec) -> dict[str, str]:
     return dict.fromkeys(names, NO_CUTOFF)
 
 
-# A release numbered this or higher is a placeholder a project leaves when it moves: fake-factory
-# 9999.9.9 (December 2016) installs and raises ImportError "now called Faker" on import. It is never
-# the era's release, whatever the date.
+# A release numbered 9999 (or 99999, ...) is a placeholder a project leaves when it moves:
+# fake-factory 9999.9.9 (December 2016) installs and raises ImportError "now called Faker" on import.
+# It is never the era's release, whatever the date. A calendar version is no placeholder, however
+# high: pdfminer.six 20251107 (kept below 9999, pdfplumber could not be installed at all).
 PLACEHOLDER_MAJOR = 9999
 
 
@@ -132,8 +133,7 @@ def placeholder_releases(pins: Iterable[tuple[str, str]]) -> list[str]:
     """Names among (name, version) pins whose version is a placeholder's."""
     names = []
     for name, version in pins:
-        major = re.match(r"\d+", version)
-        if major and int(major.group()) >= PLACEHOLDER_MAJOR and name not in names:
+        if re.match(r"9{4,}(?!\d)", version) and name not in names:
             names.append(name)
     return names
 
