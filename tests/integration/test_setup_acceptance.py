@@ -387,3 +387,18 @@ def test_a_suite_stopped_at_the_process_cap_gets_a_higher_cap_in_its_recipe(tmp_
     assert result.attempts[0].error_kind == "process_limit"
     assert result.spec is not None and result.spec.max_procs == 4096
     assert (result.tests_run, result.tests_passed) == (7, 7)
+
+
+def test_a_file_the_test_recipe_generates_first_is_there_when_setup_judges(tmp_path: Path) -> None:
+    # holidays: `make test` compiles the catalogs its tests read before running pytest; setup runs
+    # that step before its own test runs, as every graded run then does.
+    makefile = "test:\n\tpython scripts/make_data.py\n\tpytest\n"
+    script = "from pathlib import Path\n\nPath('tests/data.txt').write_text('42')\n"
+    reads = "".join(f"from pathlib import Path\n\n\ndef test_data_{i}():\n    assert Path('tests/data.txt').read_text() == '42'\n\n"
+                    for i in range(6))
+    init_repo(tmp_path / "r", {"pyproject.toml": PYPROJECT, "Makefile": makefile, "scripts/make_data.py": script,
+                               "tests/test_data.py": reads}, date="2024-06-01T00:00:00Z")
+    result = setup_repository(tmp_path / "r", memory=False, max_iterations=1)
+    assert result.success, result.summary()
+    assert result.spec is not None and result.spec.pre_test == ["python scripts/make_data.py >/dev/null 2>&1 || true"]
+    assert (result.tests_run, result.tests_passed) == (6, 6)

@@ -478,3 +478,15 @@ def test_a_test_script_ci_runs_gives_its_command_and_the_variables_it_exports(tm
     assert [c for c in facts.test_commands if c.startswith("python -m pytest --cov=pkg")] == [
         'python -m pytest --cov=pkg -m "not integration" -s $@']
     assert plan.spec.env_vars["PICCOLO_CONF"] == "tests.sqlite_conf"
+
+
+def test_the_scripts_a_makefile_test_recipe_runs_first_become_pre_test_steps(tmp_path: Path) -> None:
+    # holidays: `make test` compiles the .mo catalogs its localisation tests read, then runs pytest.
+    makefile = ("UV_RUN_CMD = uv run --no-sync\n\nl10n:\n\t$(UV_RUN_CMD) scripts/l10n/generate_po_files.py\n\n"
+                "test:\n\t$(UV_RUN_CMD) scripts/l10n/generate_mo_files.py\n\t$(UV_RUN_CMD) pytest --cov=.\n\n"
+                "doc:\n\t$(UV_RUN_CMD) scripts/build_docs.py\n")
+    facts, plan = _plan(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+                                   "Makefile": makefile, "scripts/l10n/generate_mo_files.py": "print('mo')\n",
+                                   "scripts/l10n/generate_po_files.py": "", "scripts/build_docs.py": ""})
+    assert facts.test_prepare == ["scripts/l10n/generate_mo_files.py"]
+    assert plan.spec.pre_test == ["python scripts/l10n/generate_mo_files.py >/dev/null 2>&1 || true"]

@@ -139,12 +139,28 @@ def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
             _add_test_command(command, facts)
 
 
+# A recipe line that runs a Python script of the repository (`python scripts/x.py`, or through a
+# variable or `uv run`: `$(UV_RUN_CMD) scripts/l10n/generate_mo_files.py`).
+_PREPARE_SCRIPT = re.compile(r"^(?:python[\d.]*\s+|\$\(\w+\)\s+|uv run\s+(?:--[\w-]+\s+)*)"
+                             r"((?:[\w.-]+/)*[\w.-]+\.py)(?:\s|$)")
+
+
 def read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
     # A recipe line continued with a backslash is one command (`DJANGO_SETTINGS_MODULE=x \`, then
-    # `python -m django test` on the next line).
+    # `python -m django test` on the next line). The repository's own Python scripts a test recipe
+    # runs before its tests prepare them (holidays compiles its .mo catalogs, which its
+    # localisation tests read).
+    recipe: list[str] = []
     for line in re.sub(r"\\\n\s*", " ", text).splitlines():
-        if line.startswith("\t") and _TEST_CMD.search(line):
-            _add_test_command(line.strip().lstrip("@-").strip(), facts)
+        if not line.startswith("\t"):
+            recipe = [] if line.strip() and not line.startswith("#") else recipe
+            continue
+        command = line.strip().lstrip("@-").strip()
+        if _TEST_CMD.search(line):
+            _add_test_command(command, facts)
+            facts.test_prepare += [m.group(1) for m in map(_PREPARE_SCRIPT.match, recipe)
+                                   if m and tree.exists(m.group(1)) and m.group(1) not in facts.test_prepare]
+        recipe.append(command)
 
 
 def read_justfile(text: str, facts: Facts, tree: SourceTree) -> None:

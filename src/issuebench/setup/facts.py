@@ -51,6 +51,9 @@ class Facts:
     # Variables a repository's own test script exports before its test command (piccolo's
     # scripts/test-sqlite.sh: `export PICCOLO_CONF="tests.sqlite_conf"`): literal values only.
     test_env: dict[str, str] = field(default_factory=dict)
+    # The repository's Python scripts its test recipe runs before the tests (holidays' Makefile:
+    # scripts/l10n/generate_mo_files.py): run offline before every test run, as pre_test steps.
+    test_prepare: list[str] = field(default_factory=list)
     old_build: list[str] = field(default_factory=list)            # signs that need an old setuptools
     sources: dict[str, str] = field(default_factory=dict)         # path -> excerpt (for a model)
     notes: list[str] = field(default_factory=list)

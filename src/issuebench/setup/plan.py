@@ -110,7 +110,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         exclude_newer_source="fixed" if date else "none",
         env_vars={**facts.test_env, **env_vars, **runner_vars},
         # A patch to the .pyx reaches the tests only through its .c, made again before the rebuild.
-        pre_test=rebuild_before_tests(tree, generated) if installable else [],
+        pre_test=[*(rebuild_before_tests(tree, generated) if installable else []),
+                  *(f"python {script} >/dev/null 2>&1 || true" for script in facts.test_prepare)],
         notes=[f"setup: {note}" for note in facts.notes[:5]] + runner_notes,
         submodules=dict(facts.submodule_repos),
     )

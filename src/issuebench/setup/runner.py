@@ -267,7 +267,9 @@ class Runner:
         watcher = threading.Thread(target=self._watch, args=(out, what, stop), daemon=True)
         watcher.start()
         try:
-            result = self.sandbox.run(["bash", "-c", command], workspace=built.workspace,
+            # The recipe's pre_test steps first, as every graded run of its tasks has them.
+            result = self.sandbox.run(["bash", "-c", "\n".join([*plan.spec.pre_test, command])],
+                                      workspace=built.workspace,
                                       binds=binds, env=env, limits=self._limits(plan),
                                       cwd=config.TESTBED_PATH, output_path=out)
         finally:
