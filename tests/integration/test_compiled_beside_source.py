@@ -67,19 +67,32 @@ def test_python_source_of_a_compiled_module() -> None:
     assert python_source("calc/fast.py") is None
 
 
-def test_only_compiled_modules_whose_source_differs_are_dropped(tmp_path: Path) -> None:
+def test_one_stale_module_takes_every_module_compiled_from_its_own_py_with_it(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "calc").mkdir(parents=True)
     for name in ("fast.cpython-311-x86_64-linux-gnu.so", "same.cpython-311-x86_64-linux-gnu.so",
                  "cy.cpython-311-x86_64-linux-gnu.so", "fast.py", "same.py", "cy.pyx"):
         (ws / "calc" / name).write_text("x")
     products = [f"calc/{n}.cpython-311-x86_64-linux-gnu.so" for n in ("fast", "same", "cy")]
-    dropped = drop_built_from_other_sources(ws, products, {"calc/fast.py": "old", "calc/same.py": "s"},
-                                            {"calc/fast.py": "new", "calc/same.py": "s", "calc/cy.pyx": "c"})
-    assert dropped == [products[0]]
-    # A module compiled from a .pyx has no source to fall back on: kept.
-    assert sorted(p.name for p in (ws / "calc").glob("*.so")) == [
-        "cy.cpython-311-x86_64-linux-gnu.so", "same.cpython-311-x86_64-linux-gnu.so"]
+    here = {"calc/fast.py": "new", "calc/same.py": "s", "calc/cy.pyx": "c"}
+    # Nothing differs: nothing goes.
+    assert drop_built_from_other_sources(ws, products, {**here}, here) == []
+    # fast.py differs: same's compiled module goes too (they reach into each other's internals);
+    # a module compiled from a .pyx has no source to fall back on and stays.
+    dropped = drop_built_from_other_sources(ws, products, {**here, "calc/fast.py": "old"}, here)
+    assert dropped == products[:2]
+    assert sorted(p.name for p in (ws / "calc").glob("*.so")) == ["cy.cpython-311-x86_64-linux-gnu.so"]
+
+
+def test_a_patch_to_one_compiled_modules_source_drops_every_module_compiled_from_its_own_py(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "pkg" / "sub").mkdir(parents=True)
+    for name in ("pkg/a.cpython-312-x86_64-linux-gnu.so", "pkg/a.py", "pkg/sub/b.abi3.so", "pkg/sub/b.py",
+                 "pkg/c.cpython-312-x86_64-linux-gnu.so", "pkg/c.pyx", "pkg/plain.py"):
+        (ws / name).write_text("x")
+    assert drop_beside_changed(ws, ["pkg/plain.py"]) == []
+    assert drop_beside_changed(ws, ["pkg/a.py"]) == ["pkg/a.cpython-312-x86_64-linux-gnu.so", "pkg/sub/b.abi3.so"]
+    assert (ws / "pkg" / "c.cpython-312-x86_64-linux-gnu.so").exists()
 
 
 def test_a_compiled_module_reached_through_a_link_out_of_the_workspace_is_not_removed(tmp_path: Path) -> None:
@@ -111,7 +124,12 @@ def test_the_install_overlay_leaves_out_a_module_compiled_from_another_commits_s
     # Built from a commit whose fast.py differed and whose slow.py is this one.
     (env_root / SOURCES_NAME).write_text(json.dumps({"calc/fast.py": "0" * 40, "calc/slow.py": here["calc/slow.py"]}))
     apply_overlay(env_root, ws)
-    assert sorted(p.name for p in (ws / "calc").glob("*.so")) == [names[1]]
+    # slow's compiled module goes with fast's: built together, each reaches into the other.
+    assert sorted(p.name for p in (ws / "calc").glob("*.so")) == []
+    # Built from this very tree: both stay.
+    (env_root / SOURCES_NAME).write_text(json.dumps(here))
+    apply_overlay(env_root, ws)
+    assert sorted(p.name for p in (ws / "calc").glob("*.so")) == names
 
 
 @pytest.mark.slow

@@ -5,7 +5,10 @@ beside it (habluetooth, bluetooth-data-tools), and the import system takes the e
 over the source. Built once per environment from one commit, such a module carried into a
 workspace of another commit, or left beside an `X.py` a patch changed, runs code the tree no
 longer holds: habluetooth's compiled `manager` imported a name its commit's `const.py` lacked, and
-a gold patch's fix to a compiled module never ran. Removed, the `.py` itself runs. A module
+a gold patch's fix to a compiled module never ran. Removed, the `.py` itself runs. Such modules
+are built together and reach into each other's compiled internals (a `cimport`: habluetooth's
+compiled `scanner_bleak` fails with `KeyError: '__pyx_vtable__'` beside a pure-Python
+`base_scanner`), so when one is stale every one compiled from its own `.py` goes. A module
 compiled from a `.pyx` has no source to fall back on and is left to the recipe's in-place rebuild.
 """
 
@@ -26,30 +29,30 @@ def python_source(compiled: str) -> str | None:
 
 def drop_built_from_other_sources(ws: Path, products: list[str], built_from: dict[str, str],
                                   here: dict[str, str]) -> list[str]:
-    """Remove the compiled `products` whose `.py` (a blob id in `here`, this tree's) differs from the
-    one they were built from (`built_from`); the removed, relative to `ws`."""
-    dropped = []
-    for rel in products:
-        source = python_source(rel)
-        if source is not None and source in here and built_from.get(source) != here[source] \
-                and _remove(ws, rel):
-            dropped.append(rel)
-    return dropped
+    """When a compiled product's `.py` (a blob id in `here`, this tree's) differs from the one it was
+    built from (`built_from`), remove every product compiled from a `.py` of this tree; the removed,
+    relative to `ws`."""
+    from_python = [rel for rel in products if python_source(rel) in here]
+    if not any(built_from.get(python_source(rel) or "") != here[python_source(rel) or ""] for rel in from_python):
+        return []
+    return [rel for rel in from_python if _remove(ws, rel)]
 
 
 def drop_beside_changed(ws: Path, changed: list[str]) -> list[str]:
-    """Remove the compiled modules beside each changed `.py`; the removed, relative to `ws`."""
-    dropped = []
-    for rel in changed:
-        path = PurePosixPath(rel)
-        if path.suffix != ".py":
-            continue
-        folder = ws / path.parent
-        for candidate in sorted(folder.glob(f"{path.stem}.*")) if folder.is_dir() else []:
-            compiled = str(PurePosixPath(rel).with_name(candidate.name))
-            if python_source(compiled) == rel and _remove(ws, compiled):
-                dropped.append(compiled)
-    return dropped
+    """When a changed `.py` has a compiled module beside it, remove every compiled module of the
+    workspace that has its own `.py` beside it; the removed, relative to `ws`."""
+    if not any(_compiled_beside(ws, rel) for rel in changed if rel.endswith(".py")):
+        return []
+    found = sorted(str(path.relative_to(ws)) for suffix in ("so", "pyd") for path in ws.rglob(f"*.{suffix}")
+                   if ".git" not in path.relative_to(ws).parts)
+    return [rel for rel in found if (ws / (python_source(rel) or "")).is_file() and _remove(ws, rel)]
+
+
+def _compiled_beside(ws: Path, rel: str) -> bool:
+    path = PurePosixPath(rel)
+    folder = ws / path.parent
+    return folder.is_dir() and any(python_source(str(path.with_name(c.name))) == rel
+                                   for c in folder.glob(f"{path.stem}.*"))
 
 
 def _remove(ws: Path, rel: str) -> bool:
