@@ -490,3 +490,15 @@ def test_the_scripts_a_makefile_test_recipe_runs_first_become_pre_test_steps(tmp
                                    "scripts/l10n/generate_po_files.py": "", "scripts/build_docs.py": ""})
     assert facts.test_prepare == ["scripts/l10n/generate_mo_files.py"]
     assert plan.spec.pre_test == ["python scripts/l10n/generate_mo_files.py >/dev/null 2>&1 || true"]
+
+
+def test_a_command_that_runs_only_folders_pytest_never_walks_into_is_no_whole_suite(tmp_path: Path) -> None:
+    # Radicale: `pytest integ_tests` (browser tests) in CI and docs, `norecursedirs = ["integ_tests"]`.
+    pyproject = ("[project]\nname = 'pkg'\nversion = '1'\n\n[build-system]\nrequires = ['setuptools']\n"
+                 "build-backend = 'setuptools.build_meta'\n\n[tool.pytest.ini_options]\nnorecursedirs = ['integ_tests']\n")
+    workflow = "jobs:\n  t:\n    steps:\n      - run: pip install pytest\n      - run: pytest integ_tests/ -v\n"
+    files = {"pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow,
+             **{f"integ_tests/test_ui_{i}.py": "def test_ui():\n    pass\n" for i in range(3)},
+             "pkg/tests/test_core.py": "def test_core():\n    pass\n", "pkg/tests/test_more.py": "def test_more():\n    pass\n"}
+    facts, plan = _plan(tmp_path, files)
+    assert "integ_tests" not in plan.test_args

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -241,6 +242,8 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
         if parsed is None:
             continue
         paths, options = parsed
+        if paths and all(_not_recursed(path, facts.pytest_norecurse) for path in paths):
+            continue    # a suite of its own (Radicale's browser tests: `pytest integ_tests`)
         covered = len(test_files) if not paths else sum(
             1 for f in test_files if any(f == p or f.startswith(p + "/") for p in paths))
         if best is None or covered > best[0]:
@@ -254,6 +257,11 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
     if runner == "pytest" and facts.pytest_testpaths:
         return []
     return _test_folder(dirs)
+
+
+def _not_recursed(path: str, norecursedirs: list[str]) -> bool:
+    """Is `path` in a folder the pytest configuration tells pytest never to walk into?"""
+    return any(fnmatch.fnmatchcase(part, glob.rstrip("/")) for part in path.split("/") for glob in norecursedirs)
 
 
 def _pytest_words(command: str, dirs: set[str], tree: SourceTree) -> tuple[list[str], list[str]] | None:
