@@ -500,5 +500,5 @@ def test_a_command_that_runs_only_folders_pytest_never_walks_into_is_no_whole_su
     files = {"pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow,
              **{f"integ_tests/test_ui_{i}.py": "def test_ui():\n    pass\n" for i in range(3)},
              "pkg/tests/test_core.py": "def test_core():\n    pass\n", "pkg/tests/test_more.py": "def test_more():\n    pass\n"}
-    facts, plan = _plan(tmp_path, files)
+    _, plan = _plan(tmp_path, files)
     assert "integ_tests" not in plan.test_args
