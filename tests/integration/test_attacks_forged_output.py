@@ -116,6 +116,14 @@ def evaluate_task(world, task, name: str):
     return evaluate_instance(task, pred, ctx)
 
 
+def with_extra_test(world, path: str, body: str, *graded: str):
+    """The task with one more test file in its test patch, whose `graded` ids join PASS_TO_PASS."""
+    base = world["task"]
+    return base.model_copy(update={
+        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, path: body}),
+        "PASS_TO_PASS": [*base.PASS_TO_PASS, *graded]})
+
+
 def test_an_honest_run_with_nested_pytest_sessions_still_resolves(world) -> None:
     """pytest's own tests start inner sessions (in-process and as subprocesses): they inherit the
     plugin but find no channel, so the outer runner's report stays the only one."""
@@ -128,10 +136,7 @@ def test_inner_sessions(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)])
     assert done.returncode == 0
 """
-    base = world["task"]
-    task = base.model_copy(update={
-        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, "tests/test_nested.py": nested}),
-        "PASS_TO_PASS": [*base.PASS_TO_PASS, "tests/test_nested.py::test_inner_sessions"]})
+    task = with_extra_test(world, "tests/test_nested.py", nested, "tests/test_nested.py::test_inner_sessions")
     report = evaluate_task(world, task, "nested-sessions")
     assert report.status is InstanceStatus.RESOLVED, report.reason
     assert not any("reports" in note for note in report.notes), report.notes
@@ -150,10 +155,7 @@ def test_fork_child_exits_through_pytest():
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) != 0
 """
-    base = world["task"]
-    task = base.model_copy(update={
-        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, "tests/test_forks.py": forks}),
-        "PASS_TO_PASS": [*base.PASS_TO_PASS, "tests/test_forks.py::test_fork_child_exits_through_pytest"]})
+    task = with_extra_test(world, "tests/test_forks.py", forks, "tests/test_forks.py::test_fork_child_exits_through_pytest")
     report = evaluate_task(world, task, "forked-child")
     assert report.status is InstanceStatus.RESOLVED, report.reason
     assert not any("reports" in note for note in report.notes), report.notes
@@ -170,10 +172,8 @@ def test_inner_summary(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # as pytester does
     assert pytest.main(["-rA", "-p", "no:cacheprovider"]) == 0
 """
-    base = world["task"]
-    task = base.model_copy(update={
-        "test_patch": diff_for(world["repo"], {"tests/test_core.py": NEW_TESTS, "tests/test_nested.py": nested}),
-        "PASS_TO_PASS": [*base.PASS_TO_PASS, "tests/test_nested.py::test_inner_summary", "test_inner.py::test_ok"]})
+    task = with_extra_test(world, "tests/test_nested.py", nested, "tests/test_nested.py::test_inner_summary",
+                           "test_inner.py::test_ok")
     report = evaluate_task(world, task, "nested-summary")
     assert report.status is InstanceStatus.RESOLVED, report.reason
 
