@@ -146,29 +146,31 @@ _PREPARE_SCRIPT = re.compile(r"^(?:python[\d.]*\s+|\$\(\w+\)\s+|uv run\s+(?:--[\
 
 
 def read_makefile(text: str, facts: Facts, tree: SourceTree) -> None:
-    # A recipe line continued with a backslash is one command (`DJANGO_SETTINGS_MODULE=x \`, then
-    # `python -m django test` on the next line). The repository's own Python scripts a test recipe
-    # runs before its tests prepare them (holidays compiles its .mo catalogs, which its
-    # localisation tests read).
+    _read_recipes(text, facts, tree, indents=("\t",))
+
+
+def read_justfile(text: str, facts: Facts, tree: SourceTree) -> None:
+    """django-tasks' CI runs `just test`, whose recipe is `python -m manage test --noinput {{ ARGS }}`:
+    recipe lines are indented with spaces too, and `{{ ARGS }}` are its arguments."""
+    _read_recipes(text, facts, tree, indents=(" ", "\t"))
+
+
+def _read_recipes(text: str, facts: Facts, tree: SourceTree, indents: tuple[str, ...]) -> None:
+    """A task runner's recipes: their test commands, and the repository's own Python scripts a test
+    recipe runs before its tests, which prepare them (holidays compiles its .mo catalogs, which its
+    localisation tests read). A line continued with a backslash is one command
+    (`DJANGO_SETTINGS_MODULE=x` and a backslash, then `python -m django test` on the next line)."""
     recipe: list[str] = []
     for line in re.sub(r"\\\n\s*", " ", text).splitlines():
-        if not line.startswith("\t"):
+        if line[:1] not in indents:
             recipe = [] if line.strip() and not line.startswith("#") else recipe
             continue
-        command = line.strip().lstrip("@-").strip()
+        command = re.sub(r"\{\{[^}]*\}\}", "", line).strip().lstrip("@-").strip()
         if _TEST_CMD.search(line):
             _add_test_command(command, facts)
             facts.test_prepare += [m.group(1) for m in map(_PREPARE_SCRIPT.match, recipe)
                                    if m and tree.exists(m.group(1)) and m.group(1) not in facts.test_prepare]
         recipe.append(command)
-
-
-def read_justfile(text: str, facts: Facts, tree: SourceTree) -> None:
-    """A justfile's recipe lines (indented, `{{ ARGS }}` its arguments): django-tasks' CI runs
-    `just test`, whose recipe is `python -m manage test --shuffle --noinput {{ ARGS }}`."""
-    for line in re.sub(r"\\\n\s*", " ", text).splitlines():
-        if line[:1] in (" ", "\t") and _TEST_CMD.search(line):
-            _add_test_command(re.sub(r"\{\{[^}]*\}\}", "", line).strip().lstrip("@-").strip(), facts)
 
 
 # The task runners' files, each read for its test commands (beside tox, CI and docs).

@@ -102,8 +102,7 @@ def more_processes(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | 
     if (plan.spec.max_procs or 0) >= MORE_PROCESSES:
         return None
     return Fix(plan.copy(max_procs=MORE_PROCESSES),
-               f"the run needed more than {diagnosis.found.get('count', ['its'])[0]} processes and threads "
-               f"at once: max_procs {MORE_PROCESSES}")
+               f"the run needed more processes and threads at once than the sandbox allows: max_procs {MORE_PROCESSES}")
 
 
 @rule
