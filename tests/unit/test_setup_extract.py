@@ -502,3 +502,32 @@ def test_a_command_that_runs_only_folders_pytest_never_walks_into_is_no_whole_su
              "pkg/tests/test_core.py": "def test_core():\n    pass\n", "pkg/tests/test_more.py": "def test_more():\n    pass\n"}
     _, plan = _plan(tmp_path, files)
     assert "integ_tests" not in plan.test_args
+
+
+def test_dependencies_a_hatch_metadata_hook_supplies_are_installed(tmp_path: Path) -> None:
+    # A project whose `[project]` leaves its dependencies dynamic: uv-dynamic-versioning's hook
+    # lists them (one a workspace sibling pinned by a template), hatch-requirements-txt's names files.
+    pyproject = ('[build-system]\nrequires = ["hatchling", "uv-dynamic-versioning"]\n'
+                 'build-backend = "hatchling.build"\n'
+                 '[project]\nname = "pkg"\ndynamic = ["version", "dependencies", "optional-dependencies"]\n'
+                 '[tool.hatch.metadata.hooks.uv-dynamic-versioning]\n'
+                 'dependencies = ["anyio>=4.9", "pkg-types=={{ version }}"]\n'
+                 '[tool.hatch.metadata.hooks.requirements_txt]\nfiles = ["requirements/base.txt"]\n'
+                 '[tool.hatch.metadata.hooks.requirements_txt.optional-dependencies]\n'
+                 'cli = ["requirements/cli.txt"]\n'
+                 '[tool.uv.workspace]\nmembers = ["types"]\n')
+    facts, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject,
+                                   "requirements/base.txt": "starlette>=0.27\n",
+                                   "requirements/cli.txt": "typer\n",
+                                   "types/pyproject.toml": '[project]\nname = "pkg-types"\ndependencies = ["pydantic"]\n',
+                                   "types/pkg_types/__init__.py": ""})
+    assert {"anyio", "starlette", "pydantic"} <= _names(plan.spec.packages)
+    assert "./types" in facts.local_packages and "pkg-types" not in _names(plan.spec.packages)
+    assert _names(facts.extras["cli"]) == {"typer"}
+
+
+def test_a_hook_is_not_read_for_dependencies_the_project_lists_itself(tmp_path: Path) -> None:
+    pyproject = ('[project]\nname = "pkg"\nversion = "1"\ndependencies = ["six"]\n'
+                 '[tool.hatch.metadata.hooks.custom]\ndependencies = ["not-this-one"]\n')
+    facts, _ = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
+    assert _names(facts.install_requires) == {"six"}

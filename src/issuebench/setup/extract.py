@@ -17,6 +17,7 @@ from issuebench.setup.extract_tools import TOOL_READERS, read_ci, read_docs, rea
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
+from issuebench.setup.metadata_hooks import read_hatch_metadata_hooks
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -99,6 +100,7 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     data = tomllib.loads(text)
     _read_build_system(data.get("build-system", {}), facts)
     _read_project(data, facts)
+    read_hatch_metadata_hooks(data, facts, tree)
     tool = data.get("tool", {})
     _read_setuptools_dynamic(tool, facts, tree)
     _read_pytest_options(tool, facts)
