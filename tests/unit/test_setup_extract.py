@@ -531,3 +531,18 @@ def test_a_hook_is_not_read_for_dependencies_the_project_lists_itself(tmp_path: 
                  '[tool.hatch.metadata.hooks.custom]\ndependencies = ["not-this-one"]\n')
     facts, _ = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
     assert _names(facts.install_requires) == {"six"}
+
+
+def test_the_pins_of_an_extra_ci_installs_win_over_the_projects_ranges(tmp_path: Path) -> None:
+    # aiounifi: `aiohttp>3.9` in [project], `aiohttp==3.13.5` in the extra CI installs; its mocks
+    # fail under the newest aiohttp the range alone would take at the task's date.
+    pyproject = ('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\ndependencies = ["aiohttp>3.9", "orjson>3.9"]\n'
+                 '[project.optional-dependencies]\nrequirements = ["aiohttp==3.13.5", "orjson==3.0"]\n'
+                 'requirements-test = ["pytest==9.1.1"]\n')
+    workflow = ("jobs:\n  t:\n    steps:\n      - run: pip install \".[requirements, requirements-test]\"\n"
+                "      - run: pytest\n")
+    _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow})
+    assert "aiohttp==3.13.5" in plan.spec.packages
+    # A pin outside the project's own range is not taken for it.
+    assert "orjson>3.9" in plan.spec.packages and "orjson==3.0" not in plan.spec.packages
