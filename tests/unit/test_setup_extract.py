@@ -546,3 +546,37 @@ def test_the_pins_of_an_extra_ci_installs_win_over_the_projects_ranges(tmp_path:
     assert "aiohttp==3.13.5" in plan.spec.packages
     # A pin outside the project's own range is not taken for it.
     assert "orjson>3.9" in plan.spec.packages and "orjson==3.0" not in plan.spec.packages
+
+
+def test_a_matrix_requirements_file_is_read_and_narrows_the_projects_range(tmp_path: Path) -> None:
+    # django-cms: CI installs `-r test_requirements/${{ matrix.requirements-file }}`, one file per
+    # Django version, which caps django-treebeard below the release that removed what tests call.
+    pyproject = ('[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\ndependencies = ["django-treebeard>=4.3"]\n')
+    workflow = ("jobs:\n  t:\n    strategy:\n      matrix:\n        requirements-file: [dj-5.2.txt, dj-6.0.txt]\n"
+                "    steps:\n      - run: |\n          pip install -r reqs/${{ matrix.requirements-file }}\n"
+                "          pytest\n")
+    _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow,
+                               "reqs/base.txt": "django-treebeard>=4.3,<6\niptools\n",
+                               "reqs/dj-5.2.txt": "-r base.txt\nDjango>=5.2,<6\n",
+                               "reqs/dj-6.0.txt": "-r base.txt\nDjango>=6.0,<6.1\n"})
+    assert "django-treebeard>=4.3,<6" in plan.spec.packages
+    assert "Django>=5.2,<6" in plan.spec.packages and "iptools" in plan.spec.packages
+
+
+def test_a_docs_requirements_file_is_no_test_requirement(tmp_path: Path) -> None:
+    workflow = ("jobs:\n  docs:\n    steps:\n      - run: pip install -r docs/requirements.txt\n"
+                "  t:\n    steps:\n      - run: pip install -r requirements-test.txt\n      - run: pytest\n")
+    facts, _ = _plan(tmp_path, {**PKG, "setup.py": "from setuptools import setup\nsetup(name='pkg')\n",
+                                ".github/workflows/ci.yml": workflow,
+                                "docs/requirements.txt": "alabaster==1.0.0\n",
+                                "requirements-test.txt": "hypothesis\n"})
+    assert "hypothesis" in _names(facts.test_requires) and "alabaster" not in _names(facts.test_requires)
+
+
+def test_pytests_django_settings_option_brings_pytest_django(tmp_path: Path) -> None:
+    pyproject = '[project]\nname = "pkg"\nversion = "1"\n[tool.pytest.ini_options]\nDJANGO_SETTINGS_MODULE = "s"\n'
+    facts, _ = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
+    assert "pytest-django" in _names(facts.test_requires)
+    facts, _ = _plan(tmp_path / "ini", {**PKG, "pytest.ini": "[pytest]\nDJANGO_SETTINGS_MODULE = s\n"})
+    assert "pytest-django" in _names(facts.test_requires)

@@ -8,16 +8,17 @@ Packaging metadata is read here; tox, nox, Makefiles, CI and docs in `extract_to
 from __future__ import annotations
 
 import ast
+import configparser
 import re
 import sys
 from typing import Any
 
 from issuebench.setup.django_manage import read_manage_py
+from issuebench.setup.dynamic_metadata import read_hatch_metadata_hooks, read_setuptools_dynamic
 from issuebench.setup.extract_tools import TOOL_READERS, read_ci, read_docs, read_tox, runs_tests
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
-from issuebench.setup.metadata_hooks import read_hatch_metadata_hooks
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -102,7 +103,7 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     _read_project(data, facts)
     read_hatch_metadata_hooks(data, facts, tree)
     tool = data.get("tool", {})
-    _read_setuptools_dynamic(tool, facts, tree)
+    read_setuptools_dynamic(tool, facts, tree)
     _read_pytest_options(tool, facts)
     _read_poetry(tool.get("poetry", {}), facts)
     _read_other_tools(tool, facts, tree)
@@ -146,20 +147,12 @@ def _group_requirements(groups: dict[str, Any], name: str, seen: set[str]) -> li
     return found
 
 
-def _read_setuptools_dynamic(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
-    dynamic = tool.get("setuptools", {}).get("dynamic", {})
-    for key, target in (("dependencies", facts.install_requires),):
-        files = dynamic.get(key, {}).get("file", [])
-        for path in [files] if isinstance(files, str) else files:
-            body = tree.read(path)
-            if body:
-                target += parse_requirements_text(body, path, tree.read)[0]
-
-
 def _read_pytest_options(tool: dict[str, Any], facts: Facts) -> None:
     pytest_cfg = tool.get("pytest", {}).get("ini_options")
     if pytest_cfg is not None:
         facts.pytest_configured = True
+        if "DJANGO_SETTINGS_MODULE" in pytest_cfg:   # pytest-django's own option
+            facts.test_requires.append("pytest-django")
         paths = pytest_cfg.get("testpaths", [])
         facts.pytest_testpaths += [paths] if isinstance(paths, str) else list(paths)
         skip = pytest_cfg.get("norecursedirs", [])
@@ -261,16 +254,22 @@ def _read_setup_cfg(text: str, facts: Facts, tree: SourceTree) -> None:
             facts.extras.setdefault(extra, []).extend(lines(value))
     for section in ("tool:pytest", "pytest"):
         if cfg.has_section(section):
-            facts.pytest_configured = True
-            facts.pytest_testpaths += cfg.get(section, "testpaths", fallback="").split()
-            facts.pytest_norecurse += cfg.get(section, "norecursedirs", fallback="").split()
+            _read_pytest_section(cfg, section, facts)
 
 
 def _read_pytest_ini(text: str, facts: Facts, tree: SourceTree) -> None:
     facts.pytest_configured = True
     cfg = ini(text)
-    facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
-    facts.pytest_norecurse += cfg.get("pytest", "norecursedirs", fallback="").split()
+    if cfg.has_section("pytest"):
+        _read_pytest_section(cfg, "pytest", facts)
+
+
+def _read_pytest_section(cfg: configparser.ConfigParser, section: str, facts: Facts) -> None:
+    facts.pytest_configured = True
+    if cfg.has_option(section, "DJANGO_SETTINGS_MODULE"):   # pytest-django's own option
+        facts.test_requires.append("pytest-django")
+    facts.pytest_testpaths += cfg.get(section, "testpaths", fallback="").split()
+    facts.pytest_norecurse += cfg.get(section, "norecursedirs", fallback="").split()
 
 
 def _read_setup_py(text: str, facts: Facts, tree: SourceTree) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from issuebench.setup.ci_matrix import matrix_requirement_files, matrix_values
 from issuebench.setup.facts import ALL_EXTRAS, DJANGO_TEST, Facts, ini, lines, versions
 from issuebench.setup.requirements import (
     clean_requirement,
@@ -188,9 +189,10 @@ def read_ci(path: str, text: str, facts: Facts, tree: SourceTree) -> None:
         return
     commands: list[str] = []
     _walk_ci(data, facts, commands, key="")
+    matrix = matrix_values(data)
     for command in commands:
         for line in command.splitlines():
-            _read_command_line(line.strip(), facts, tree)
+            _read_command_line(line.strip(), facts, tree, matrix)
 
 
 def _walk_ci(node: Any, facts: Facts, commands: list[str], key: str) -> None:
@@ -227,12 +229,14 @@ def _elsewhere(step: dict) -> bool:
     return isinstance(folder, str) and folder.strip().rstrip("/") not in ("", ".", "${{ github.workspace }}")
 
 
-def _read_command_line(line: str, facts: Facts, tree: SourceTree) -> None:
+def _read_command_line(line: str, facts: Facts, tree: SourceTree, matrix: dict[str, list[str]]) -> None:
     # A shell comment is prose (zope.interface's CI: "# ... (pip install uses a random temporary
     # directory, making this difficult)."): none of its words is a package.
     line = re.split(r"(?:^|\s)#", line.lstrip("$ ").strip(), maxsplit=1)[0].strip()
     pip = re.search(r"\bpip3?\s+install\s+(.*)$", line)
     if pip:
+        for path in matrix_requirement_files(pip.group(1), tree, matrix):
+            _add_requirement_token("-r " + path, facts, tree)
         # A CI variable (`sympy-${{ env.release_version }}`) names nothing installable here.
         words = re.sub(r"\S*\$\{\{[^}]*\}\}\S*|\S*\$\{?\w+\}?\S*", " ", pip.group(1).split(" #", 1)[0])
         tokens = _shell_words(words)
@@ -345,11 +349,18 @@ def read_docs(path: str, text: str, facts: Facts) -> None:
 
 # -- helpers --------------------------------------------------------------------------------
 
+# A requirements file for building the documentation (`docs/requirements.txt`,
+# `requirements-docs.txt`): a docs job's pins (sphinx's own, pip-compiled) are no test requirement.
+_DOCS_FILE = re.compile(r"(^|[/_.-])docs?([/_.-]|$)", re.IGNORECASE)
+
+
 def _add_requirement_token(token: str, facts: Facts, tree: SourceTree) -> None:
     token = unquote(token)
     include = re.match(r"^-r\s*(\S+)$", token)
     if include:
         path = include.group(1).replace("{toxinidir}/", "")
+        if _DOCS_FILE.search(path):
+            return
         body = tree.read(path)
         if body is not None:
             reqs, extras = parse_requirements_text(body, path, tree.read)

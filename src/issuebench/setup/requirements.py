@@ -115,9 +115,10 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
     more-itertools once for Python 2.7 and once for later ones): which applies is decided when the
     markers are evaluated for the chosen Python.
 
-    A later exact pin within an earlier range wins too: a project that lists `aiohttp>3.9` and, in
+    A later one that narrows an earlier range wins too: a project that lists `aiohttp>3.9` and, in
     the extra its CI installs, `aiohttp==3.13.5` (aiounifi) tested against that pin, and its mocks
-    (aioresponses) fail with the newest release the range alone takes.
+    fail with the newest release the range alone takes; django-cms lists `django-treebeard>=4.3`
+    and its test requirements `django-treebeard>=4.3,<6` (7.0 removed what its tests call).
 
     Development tools (linters, docs builders) are dropped unless keep_tools or named in keep (a
     project's own runtime requirements: sphinx needs sphinxcontrib-* to import at all); names in
@@ -133,7 +134,7 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
                     not keep_tools and name not in kept and is_ignored_tool(name)) or not _parses(req):
                 continue
             key = f"{name};{split_marker(req)[1]}"
-            if key not in out or (_is_bare(out[key]) and not _is_bare(req)) or _pins_within(req, out[key]):
+            if key not in out or (_is_bare(out[key]) and not _is_bare(req)) or _narrows(req, out[key]):
                 out[key] = _with_extras_of(req.strip(), out.get(key))
             else:
                 out[key] = _with_extras_of(out[key], req)
@@ -162,17 +163,19 @@ def split_marker(req: str) -> tuple[str, str]:
     return head.strip(), marker.strip()
 
 
-def _pins_within(pin: str, earlier: str) -> bool:
-    """`pin` names one exact release (`x==1.2.3`) that the version range of `earlier` allows."""
+def _narrows(later: str, earlier: str) -> bool:
+    """`later` allows only releases `earlier` allows, and fewer: it keeps every clause of
+    `earlier` and adds some (`>=4.3,<6` after `>=4.3`), or names one release in its range."""
     try:
-        exact, ranged = Requirement(pin), Requirement(earlier)
+        narrow, wide = Requirement(later), Requirement(earlier)
     except InvalidRequirement:
         return False
-    specs = list(exact.specifier)
-    if len(specs) != 1 or specs[0].operator not in ("==", "===") or "*" in specs[0].version \
-            or str(ranged.specifier) == str(exact.specifier):
-        return False
-    return ranged.specifier.contains(specs[0].version, prereleases=True)
+    mine, theirs = set(narrow.specifier), set(wide.specifier)
+    if theirs < mine:
+        return True
+    pins = [s for s in mine if s.operator in ("==", "===") and "*" not in s.version]
+    return len(mine) == 1 and bool(pins) and mine != theirs and \
+        wide.specifier.contains(pins[0].version, prereleases=True)
 
 
 def _is_bare(req: str) -> bool:

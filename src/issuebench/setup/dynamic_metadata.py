@@ -1,5 +1,6 @@
-"""Dependencies a build backend's plug-in supplies: a pyproject whose `[project]` says
-`dynamic = ["dependencies"]` lists none itself, and hatch's metadata hooks give them at build time
+"""Dependencies a pyproject leaves dynamic: `[project]` says `dynamic = ["dependencies"]` and lists
+none itself. setuptools reads them from files (`[tool.setuptools.dynamic]`); hatch's metadata
+hooks give them at build time
 (`[tool.hatch.metadata.hooks.uv-dynamic-versioning] dependencies = [...]`,
 `[tool.hatch.metadata.hooks.requirements_txt] files = [...]`). Read statically, so that the
 packages setup dates and installs include the project's own requirements."""
@@ -58,3 +59,9 @@ def _requirements_of_files(files: Any, tree: SourceTree) -> list[str]:
 def _all_files(entries: Any, tree: SourceTree) -> bool:
     return isinstance(entries, list) and bool(entries) and \
         all(isinstance(e, str) and tree.read(e) is not None for e in entries)
+
+
+def read_setuptools_dynamic(tool: dict[str, Any], facts: Facts, tree: SourceTree) -> None:
+    """`[tool.setuptools.dynamic] dependencies = {file = [...]}`: the requirements files named."""
+    files = tool.get("setuptools", {}).get("dynamic", {}).get("dependencies", {}).get("file", [])
+    facts.install_requires += _requirements_of_files(files, tree)
