@@ -580,3 +580,21 @@ def test_pytests_django_settings_option_brings_pytest_django(tmp_path: Path) -> 
     assert "pytest-django" in _names(facts.test_requires)
     facts, _ = _plan(tmp_path / "ini", {**PKG, "pytest.ini": "[pytest]\nDJANGO_SETTINGS_MODULE = s\n"})
     assert "pytest-django" in _names(facts.test_requires)
+
+
+def test_a_runtests_script_that_sets_django_settings_is_djangos_runner(tmp_path: Path) -> None:
+    # wagtail's CI: `coverage run --source wagtail runtests.py`; the script assigns its settings
+    # module and calls Django's command line. Without it, pytest ran and no test module imported.
+    setup_py = "from setuptools import setup\nsetup(name='pkg', install_requires=['django'])\n"
+    workflow = "jobs:\n  t:\n    steps:\n      - run: coverage run --source pkg runtests.py\n"
+    runtests = ("import os\nfrom django.core.management import execute_from_command_line\n"
+                "os.environ['DJANGO_SETTINGS_MODULE'] = 'pkg.test.settings'\n"
+                "execute_from_command_line(['manage.py', 'test'])\n")
+    facts, plan = _plan(tmp_path / "a", {"setup.py": setup_py, ".github/workflows/ci.yml": workflow,
+                                         "runtests.py": runtests})
+    assert (plan.runner, plan.spec.test_directives) == ("django", "modules")
+    assert plan.spec.env_vars == {"DJANGO_SETTINGS_MODULE": "pkg.test.settings"}
+    # A runtests.py that names no settings module leaves the runner to the other signs.
+    facts, plan = _plan(tmp_path / "b", {"setup.py": setup_py, ".github/workflows/ci.yml": workflow,
+                                         "runtests.py": "import pytest\npytest.main()\n"})
+    assert facts.django_settings is None and plan.runner == "pytest"

@@ -16,7 +16,10 @@ TEST_EXTRAS = ("test", "tests", "testing", "dev", "develop", "development", "ci"
 ALL_EXTRAS = "*"
 # Django's own test runner, as a project's tox, Makefile or CI runs it (`coverage run -m django test`).
 # `python -m manage test` runs a manage.py at the root as a module (django-tasks' justfile).
-DJANGO_TEST = re.compile(r"(?:-m django|-m manage|\bdjango-admin(?:\.py)?|\bmanage\.py) test\b")
+# A command that runs Django's runner: `manage.py test`, `django-admin test`, or a project's own
+# `runtests.py` (wagtail's sets its settings module and calls Django's command line; a
+# runtests.py that names no settings module leaves the runner undecided, see runs_django_tests).
+DJANGO_TEST = re.compile(r"(?:(?:-m django|-m manage|\bdjango-admin(?:\.py)?|\bmanage\.py) test\b|\bruntests\.py\b)")
 _VERSION = re.compile(r"(?<![\d.\w])([23])\.(\d{1,2})(?![\d])")
 
 
