@@ -598,3 +598,30 @@ def test_a_runtests_script_that_sets_django_settings_is_djangos_runner(tmp_path:
     facts, plan = _plan(tmp_path / "b", {"setup.py": setup_py, ".github/workflows/ci.yml": workflow,
                                          "runtests.py": "import pytest\npytest.main()\n"})
     assert facts.django_settings is None and plan.runner == "pytest"
+
+
+def test_packages_for_a_gpu_are_never_installed(tmp_path: Path) -> None:
+    # anndata: every extra taken, `cu13 = ["cupy-cuda13x"]` among them; with cupy importable the
+    # suite parametrized each array test with it, and every such test failed for want of a GPU.
+    pyproject = ('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+                 '[project]\nname = "pkg"\nversion = "1"\ndependencies = ["numpy"]\n'
+                 '[project.optional-dependencies]\ntest = ["pytest"]\ncu13 = ["cupy-cuda13x"]\n'
+                 'gpu = ["cupy", "nvidia-cublas-cu12"]\n')
+    workflow = "jobs:\n  t:\n    steps:\n      - run: pip install '.[test,cu13,gpu]'\n      - run: pytest\n"
+    _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject, ".github/workflows/ci.yml": workflow})
+    assert {"numpy", "pytest"} <= _names(plan.spec.packages)
+    assert not {"cupy", "cupy-cuda13x", "nvidia-cublas-cu12"} & _names(plan.spec.packages)
+
+
+def test_a_command_that_picks_tests_by_marker_is_not_the_suite(tmp_path: Path) -> None:
+    # anndata: its GPU job's `pytest -m "array_api or gpu"` was taken for the suite, and setup
+    # judged 200 tests that all skip for want of cupy and jax.
+    setup_py = "from setuptools import setup\nsetup(name='pkg')\n"
+    gpu = "jobs:\n  g:\n    steps:\n      - run: uv run coverage run -m pytest -m \"array_api or gpu\" -n auto\n"
+    cpu = "jobs:\n  t:\n    steps:\n      - run: python -m pytest -m \"not slow\" tests\n"
+    _, plan = _plan(tmp_path / "a", {**PKG, "setup.py": setup_py, ".github/workflows/gpu.yml": gpu,
+                                     ".github/workflows/test.yml": cpu})
+    assert "array_api or gpu" not in plan.test_args and "not slow" in plan.test_args
+    # The only pytest command there is still says how the suite runs.
+    _, plan = _plan(tmp_path / "b", {**PKG, "setup.py": setup_py, ".github/workflows/gpu.yml": gpu})
+    assert "array_api or gpu" in plan.test_args

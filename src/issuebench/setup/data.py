@@ -48,6 +48,13 @@ def is_ignored_tool(name: str) -> bool:
         key.startswith(prefix) for prefix in table["prefixes"])
 
 
+def needs_gpu(name: str) -> bool:
+    """True for packages that run only on a GPU (see ignore.toml's [gpu])."""
+    table = load("ignore")["gpu"]
+    key = canonical_name(name)
+    return key in table["names"] or any(key.startswith(prefix) for prefix in table["prefixes"])
+
+
 def canonical_name(name: str) -> str:
     """PEP 503 normalisation: case-folded, runs of -_. become one dash."""
     out = []

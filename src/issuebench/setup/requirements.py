@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from issuebench.setup.data import canonical_name, is_ignored_tool
+from issuebench.setup.data import canonical_name, is_ignored_tool, needs_gpu
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?")
 
@@ -122,7 +122,7 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
 
     Development tools (linters, docs builders) are dropped unless keep_tools or named in keep (a
     project's own runtime requirements: sphinx needs sphinxcontrib-* to import at all); names in
-    drop are always dropped.
+    drop are always dropped, and so are packages for a GPU (no sandbox has one).
     """
     dropped = {canonical_name(d) for d in drop}
     kept = {n for n in (requirement_name(k) for k in keep) if n}
@@ -130,7 +130,7 @@ def merge(*groups: Iterable[str], drop: Iterable[str] = (), keep_tools: bool = F
     for group in groups:
         for req in group:
             name = requirement_name(req)
-            if name is None or name in dropped or (
+            if name is None or name in dropped or needs_gpu(name) or (
                     not keep_tools and name not in kept and is_ignored_tool(name)) or not _parses(req):
                 continue
             key = f"{name};{split_marker(req)[1]}"
