@@ -355,3 +355,18 @@ def test_async_tests_with_no_plugin_to_run_them_install_pytest_asyncio(tmp_path:
            "supported.\nYou need to install a suitable plugin for your async framework, for example:\n")
     fix = apply_rule(diagnose(log), _plan(), ctx)
     assert fix is not None and fix.plan.spec.packages == ["pytest", "pytest-asyncio"]
+
+
+def test_a_run_whose_every_test_skipped_under_a_marker_selection_runs_the_whole_suite(tmp_path: Path) -> None:
+    """anndata: the only pytest command was its GPU job's `-m "array_api or gpu"`; all 200
+    sampled tests skipped (no cupy, no jax), and the environment was refused for it."""
+    log = "\n".join(["SKIPPED [38] tests/test_concatenate.py:1199: cupy not installed.",
+                     "======================= 200 skipped, 1 warning in 2.09s ========================"])
+    plan = Plan(spec=EnvSpec(python="3.12", packages=["pytest"]), runner="pytest", pythons=["3.12"],
+                test_args=["-m", "array_api or gpu", "-n", "auto"])
+    ctx = RuleContext(tree=SourceTree.open(tmp_path), facts=Facts(name="anndata"))
+    fix = apply_rule(diagnose(log), plan, ctx)
+    assert fix is not None and fix.plan.test_args == ["-n", "auto"]
+    # A run with a test that passed is no such run; nor is one without a marker selection.
+    assert diagnose(log.replace("= 200 skipped", "= 3 passed, 200 skipped")) is None
+    assert apply_rule(diagnose(log), plan.copy(test_args=["tests"]), ctx) is None

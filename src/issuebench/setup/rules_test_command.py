@@ -21,6 +21,17 @@ def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
     return fix or Fix(new, "no tests ran under unittest: use pytest")
 
 
+@rule
+def whole_suite(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
+    """Every test skipped under a marker selection (`-m gpu`): run the whole suite instead."""
+    args = list(plan.test_args)
+    at = next((i for i, a in enumerate(args) if a == "-m" or (a.startswith("-m") and len(a) > 2)), None)
+    if at is None:
+        return None
+    del args[at:at + (2 if args[at] == "-m" else 1)]
+    return Fix(plan.copy(test_args=args), "every test skipped under the marker selection: run the whole suite")
+
+
 CLASSIC_STYLE = "--override-ini=console_output_style=classic"
 
 
