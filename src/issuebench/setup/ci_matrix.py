@@ -33,9 +33,9 @@ def matrix_values(node: Any, found: dict[str, list[str]] | None = None) -> dict[
 
 
 def matrix_requirement_files(words: str, tree: SourceTree, matrix: dict[str, list[str]]) -> list[str]:
-    """The files of the repository that the `-r` paths with CI expressions in `words` name: with
-    the matrix's values in their order, the first that exists; without them, the first file in name
-    order that the path matches with any value."""
+    """The files of the repository that the `-r` paths with matrix expressions in `words` name:
+    with the matrix's values in their order, the first that exists (none when the path uses
+    another expression, whose value is unknown here)."""
     found: list[str] = []
     files = set(tree.files())
     for path in _INCLUDED_PATH.findall(words):
@@ -45,9 +45,6 @@ def matrix_requirement_files(words: str, tree: SourceTree, matrix: dict[str, lis
             choices = itertools.product(*(matrix[n.group(1)] for n in names if n))
             candidates = ["".join(_filled(parts, values)) for values in choices]
             found += [c for c in candidates if c in files][:1]
-        else:
-            pattern = re.compile("".join(".+" if i % 2 else re.escape(p) for i, p in enumerate(parts)))
-            found += sorted(f for f in files if pattern.fullmatch(f))[:1]
     return found
 
 

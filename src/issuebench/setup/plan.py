@@ -237,15 +237,11 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
     dirs = tree.dirs()
     test_files = [p for p in tree.files() if re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p)]
     best: tuple[int, list[str], list[str]] | None = None
-    commands = [c for c in facts.test_commands if runner == "pytest"]
+    parsed = [words for c in facts.test_commands if runner == "pytest"
+              if (words := _pytest_words(c, dirs, tree)) is not None]
     # A command that picks tests by marker (anndata's GPU job: `pytest -m "array_api or gpu"`) runs
     # a part of the suite; it stands for the suite only when no other pytest command does.
-    whole = [c for c in commands if not _selects_by_marker(c)]
-    for command in whole if any(_pytest_words(c, dirs, tree) for c in whole) else commands:
-        parsed = _pytest_words(command, dirs, tree)
-        if parsed is None:
-            continue
-        paths, options = parsed
+    for paths, options in [p for p in parsed if marker_selection(p[1]) is None] or parsed:
         if paths and all(_not_recursed(path, facts.pytest_norecurse) for path in paths):
             continue    # a suite of its own (Radicale's browser tests: `pytest integ_tests`)
         covered = len(test_files) if not paths else sum(
@@ -263,18 +259,19 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
     return _test_folder(dirs)
 
 
-def _selects_by_marker(command: str) -> bool:
-    """Does this pytest command keep only the tests of some marker (`-m gpu`, `-m "a or b"`),
-    rather than leave some out (`-m "not slow"`)?"""
-    words = split_command(command)
-    start = next((i for i, w in enumerate(words) if re.search(r"py\.?test$", w)), len(words))
-    words = words[start + 1:]      # after pytest: `python -m pytest` is Python's own -m
-    for i, word in enumerate(words):
-        expression = word[2:].lstrip("=") if word.startswith("-m") and word != "-m" else \
-            (words[i + 1] if word == "-m" and i + 1 < len(words) else None)
-        if expression and not re.search(r"\bnot\b", expression):
-            return True
-    return False
+def marker_selection(options: list[str]) -> slice | None:
+    """Where pytest's options keep only the tests of some marker (`-m gpu`, `-m "a or b"`), rather
+    than leave some out (`-m "not slow"`); None when they do not."""
+    for i, word in enumerate(options):
+        if word == "-m" and i + 1 < len(options):
+            expression, span = options[i + 1], slice(i, i + 2)
+        elif word.startswith("-m="):
+            expression, span = word[3:], slice(i, i + 1)
+        else:
+            continue
+        if not re.search(r"\bnot\b", expression):
+            return span
+    return None
 
 
 def _not_recursed(path: str, norecursedirs: list[str]) -> bool:

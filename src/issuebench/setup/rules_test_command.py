@@ -4,7 +4,7 @@ assertion rewriting, colour and coverage (registered by name like the others, `r
 from __future__ import annotations
 
 from issuebench.setup.diagnose import Diagnosis
-from issuebench.setup.plan import PYTEST_CMD, UNITTEST_CMD, Plan
+from issuebench.setup.plan import PYTEST_CMD, UNITTEST_CMD, Plan, marker_selection
 from issuebench.setup.rule_base import Fix, RuleContext, replace_packages, rule, with_packages
 
 
@@ -25,10 +25,10 @@ def switch_runner(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | N
 def whole_suite(diagnosis: Diagnosis, plan: Plan, ctx: RuleContext) -> Fix | None:
     """Every test skipped under a marker selection (`-m gpu`): run the whole suite instead."""
     args = list(plan.test_args)
-    at = next((i for i, a in enumerate(args) if a == "-m" or (a.startswith("-m") and len(a) > 2)), None)
-    if at is None:
+    span = marker_selection(args)
+    if span is None:
         return None
-    del args[at:at + (2 if args[at] == "-m" else 1)]
+    del args[span]
     return Fix(plan.copy(test_args=args), "every test skipped under the marker selection: run the whole suite")
 
 
