@@ -8,7 +8,6 @@ Packaging metadata is read here; tox, nox, Makefiles, CI and docs in `extract_to
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import sys
 from typing import Any
@@ -19,6 +18,7 @@ from issuebench.setup.extract_tools import TOOL_READERS, read_ci, read_docs, rea
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
+from issuebench.setup.pytest_config import read_pytest_section, read_pytest_table
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -104,7 +104,8 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     read_hatch_metadata_hooks(data, facts, tree)
     tool = data.get("tool", {})
     read_setuptools_dynamic(tool, facts, tree)
-    _read_pytest_options(tool, facts)
+    if isinstance(tool.get("pytest", {}).get("ini_options"), dict):
+        read_pytest_table(tool["pytest"]["ini_options"], facts)
     _read_poetry(tool.get("poetry", {}), facts)
     _read_other_tools(tool, facts, tree)
 
@@ -145,18 +146,6 @@ def _group_requirements(groups: dict[str, Any], name: str, seen: set[str]) -> li
         elif isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
             found += _group_requirements(groups, entry["include-group"], seen)
     return found
-
-
-def _read_pytest_options(tool: dict[str, Any], facts: Facts) -> None:
-    pytest_cfg = tool.get("pytest", {}).get("ini_options")
-    if pytest_cfg is not None:
-        facts.pytest_configured = True
-        if "DJANGO_SETTINGS_MODULE" in pytest_cfg:   # pytest-django's own option
-            facts.test_requires.append("pytest-django")
-        paths = pytest_cfg.get("testpaths", [])
-        facts.pytest_testpaths += [paths] if isinstance(paths, str) else list(paths)
-        skip = pytest_cfg.get("norecursedirs", [])
-        facts.pytest_norecurse += skip.split() if isinstance(skip, str) else list(skip)
 
 
 def _read_poetry(poetry: dict[str, Any], facts: Facts) -> None:
@@ -254,22 +243,14 @@ def _read_setup_cfg(text: str, facts: Facts, tree: SourceTree) -> None:
             facts.extras.setdefault(extra, []).extend(lines(value))
     for section in ("tool:pytest", "pytest"):
         if cfg.has_section(section):
-            _read_pytest_section(cfg, section, facts)
+            read_pytest_section(cfg, section, facts)
 
 
 def _read_pytest_ini(text: str, facts: Facts, tree: SourceTree) -> None:
     facts.pytest_configured = True
     cfg = ini(text)
     if cfg.has_section("pytest"):
-        _read_pytest_section(cfg, "pytest", facts)
-
-
-def _read_pytest_section(cfg: configparser.ConfigParser, section: str, facts: Facts) -> None:
-    facts.pytest_configured = True
-    if cfg.has_option(section, "DJANGO_SETTINGS_MODULE"):   # pytest-django's own option
-        facts.test_requires.append("pytest-django")
-    facts.pytest_testpaths += cfg.get(section, "testpaths", fallback="").split()
-    facts.pytest_norecurse += cfg.get(section, "norecursedirs", fallback="").split()
+        read_pytest_section(cfg, "pytest", facts)
 
 
 def _read_setup_py(text: str, facts: Facts, tree: SourceTree) -> None:

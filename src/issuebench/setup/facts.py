@@ -44,6 +44,7 @@ class Facts:
     pytest_configured: bool = False
     pytest_testpaths: list[str] = field(default_factory=list)
     pytest_norecurse: list[str] = field(default_factory=list)      # norecursedirs globs
+    pytest_markers: dict[str, str] = field(default_factory=dict)   # declared markers: name -> description
     unittest_suite: bool = False
     # The settings module a Django project's own test command runs with (tox's setenv, the
     # command's `DJANGO_SETTINGS_MODULE=` or `--settings`): Django's runner needs it named.

@@ -15,7 +15,7 @@ from issuebench.setup.data import canonical_name
 from issuebench.setup.exit_first import NO_MAXFAIL, stops_at_first_failure
 from issuebench.setup.extract import Facts
 from issuebench.setup.facts import split_command
-from issuebench.setup.offline_switch import offline_switch
+from issuebench.setup.offline_switch import marker_option, offline_markers, offline_switch, without_markers
 from issuebench.setup.requirements import evaluate_markers, merge, requirement_extras, requirement_name
 from issuebench.setup.source import SourceTree
 from issuebench.tomlcompat import tomllib
@@ -116,7 +116,10 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         notes=[f"setup: {note}" for note in facts.notes[:5]] + runner_notes,
         submodules=dict(facts.submodule_repos),
     )
-    return Plan(spec=spec, runner=runner, test_args=suite_paths(facts, tree, runner), pythons=pythons,
+    suite = suite_paths(facts, tree, runner)
+    if runner == "pytest":
+        suite = _also_left_out(suite, offline_markers(facts, tree))
+    return Plan(spec=spec, runner=runner, test_args=suite, pythons=pythons,
                 unittest_pattern=facts.unittest_pattern)
 
 
@@ -135,12 +138,14 @@ def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str,
     gate = coverage_threshold(tree)
     exits = stops_at_first_failure(tree)
     offline = offline_switch(tree)
+    network = offline_markers(facts, tree)
     notes = ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
               "with --no-cov"] if gate else []) \
         + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else []) \
-        + ([f"setup: the suite's conftest offers {offline} for a run without the network: on"] if offline else [])
+        + ([f"setup: the suite's conftest offers {offline} for a run without the network: on"] if offline else []) \
+        + ([f"setup: the suite marks tests that need the network ({', '.join(network)}): left out"] if network else [])
     command = PYTEST_CMD + (" --no-cov" if gate else "") + (f" {NO_MAXFAIL}" if exits else "") \
-        + (f" {offline}" if offline else "")
+        + (f" {offline}" if offline else "") + (f" {marker_option(network)}" if network else "")
     return {"test_cmd": command, "log_parser": "pytest"}, {}, notes
 
 
@@ -262,16 +267,31 @@ def suite_paths(facts: Facts, tree: SourceTree, runner: str) -> list[str]:
 def marker_selection(options: list[str]) -> slice | None:
     """Where pytest's options keep only the tests of some marker (`-m gpu`, `-m "a or b"`), rather
     than leave some out (`-m "not slow"`); None when they do not."""
+    found = _marker_option(options)
+    return found[1] if found and not re.search(r"\bnot\b", found[0]) else None
+
+
+def _marker_option(options: list[str]) -> tuple[str, slice] | None:
+    """The expression of pytest's `-m` option and where it stands (the last one: it is the one
+    pytest keeps), or None."""
+    found = None
     for i, word in enumerate(options):
         if word == "-m" and i + 1 < len(options):
-            expression, span = options[i + 1], slice(i, i + 2)
+            found = options[i + 1], slice(i, i + 2)
         elif word.startswith("-m="):
-            expression, span = word[3:], slice(i, i + 1)
-        else:
-            continue
-        if not re.search(r"\bnot\b", expression):
-            return span
-    return None
+            found = word[3:], slice(i, i + 1)
+    return found
+
+
+def _also_left_out(options: list[str], markers: list[str]) -> list[str]:
+    """The suite's options, whose own `-m` (after the test command's, so it is the one pytest keeps)
+    also leaves out the tests of `markers`."""
+    found = _marker_option(options)
+    if not markers or found is None or any(re.search(rf"\b{m}\b", found[0]) for m in markers):
+        return options
+    options = list(options)
+    options[found[1]] = ["-m", without_markers(found[0], markers)]
+    return options
 
 
 def _not_recursed(path: str, norecursedirs: list[str]) -> bool:
