@@ -370,3 +370,16 @@ def test_a_run_whose_every_test_skipped_under_a_marker_selection_runs_the_whole_
     # A run with a test that passed is no such run; nor is one without a marker selection.
     assert diagnose(log.replace("= 200 skipped", "= 3 passed, 200 skipped")) is None
     assert apply_rule(diagnose(log), plan.copy(test_args=["tests"]), ctx) is None
+
+
+def test_a_nox_install_calls_keyword_arguments_are_no_packages(tmp_path: Path) -> None:
+    """scikit-build-core's noxfile installs with `env={"PYTHONWARNINGS": "error"}`: `PYTHONWARNINGS`
+    and `error` were taken for packages, and two attempts went to dropping them."""
+    noxfile = ('import nox\n\n@nox.session\ndef tests(session):\n'
+               '    session.install(".", "pytest-mock", "--config-settings=build.verbose=true",\n'
+               '                    env={"PYTHONWARNINGS": "error"}, silent=False)\n'
+               '    session.install(*reqs, "pytest")\n')
+    init_repo(tmp_path, {"pkg/__init__.py": "", "noxfile.py": noxfile})
+    facts = extract(SourceTree.open(tmp_path))
+    assert {"pytest-mock", "pytest"} <= set(facts.test_requires)
+    assert not {"PYTHONWARNINGS", "error", "False"} & set(facts.test_requires)

@@ -12,6 +12,7 @@ import yaml
 
 from issuebench.setup.ci_matrix import matrix_requirement_files, matrix_values
 from issuebench.setup.facts import ALL_EXTRAS, DJANGO_TEST, Facts, ini, lines, versions
+from issuebench.setup.pytest_config import read_pytest_section
 from issuebench.setup.requirements import (
     clean_requirement,
     only_for_python,
@@ -60,9 +61,7 @@ def read_tox(text: str, facts: Facts, tree: SourceTree) -> None:
     if cfg.has_option("tox", "envlist"):
         facts.ci_pythons |= tox_env_versions(cfg.get("tox", "envlist"))
     if cfg.has_section("pytest"):
-        facts.pytest_configured = True
-        facts.pytest_testpaths += cfg.get("pytest", "testpaths", fallback="").split()
-        facts.pytest_norecurse += cfg.get("pytest", "norecursedirs", fallback="").split()
+        read_pytest_section(cfg, "pytest", facts)
     envs = [s for s in cfg.sections() if s == "testenv" or (
         s.startswith("testenv:") and not _SKIP_ENV.search(s.split(":", 1)[1]))]
     plain = [s for s in envs if s == "testenv" or _plain(s.split(":", 1)[1])]
@@ -126,11 +125,16 @@ def _expand_braces(text: str) -> str:
     return _expand_braces(text[:match.start()] + expanded + text[match.end():])
 
 
+# A keyword argument of `session.install` (scikit-build-core's `env={"PYTHONWARNINGS": "error"}`):
+# its strings are no packages. It starts the call or follows a comma, never inside a string.
+_NOX_KEYWORD = re.compile(r"""(^|,)\s*[A-Za-z_]\w*\s*=(?!=)\s*(?:\{[^{}]*\}|\[[^\[\]]*\]|"[^"]*"|'[^']*'|[\w.]+)""")
+
+
 def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
     for match in re.finditer(r"python\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|'[^']*')", text):
         facts.ci_pythons |= versions(match.group(1))
     for match in re.finditer(r"session\.install\(([^)]*)\)", text):
-        for token in re.findall(r"[\"']([^\"']+)[\"']", match.group(1)):
+        for token in re.findall(r"[\"']([^\"']+)[\"']", _NOX_KEYWORD.sub(r"\1", match.group(1))):
             _add_requirement_token(token, facts, tree)
     for match in re.finditer(r"session\.run\(([^)]*)\)", text):
         words = re.findall(r"[\"']([^\"']+)[\"']", match.group(1))
