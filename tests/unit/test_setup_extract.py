@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from issuebench.config import TESTBED_PATH
 from issuebench.setup.extract import extract
 from issuebench.setup.plan import EDITABLE_INSTALL, initial_plan
@@ -276,15 +278,17 @@ def test_a_setup_cfg_entry_continued_past_a_comment_keeps_its_marker(tmp_path: P
     assert "pytest-cov" in _names(plan.spec.packages)
 
 
-def test_a_reporter_that_replaces_pytests_summary_lines_is_not_installed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reporter", ["pytest-pretty", "pytest-modern"])
+def test_a_reporter_that_replaces_pytests_summary_lines_is_not_installed(tmp_path: Path, reporter: str) -> None:
     # pydantic-extra-types' dev group brings pytest-pretty, whose table replaces the `-rA` lines the
-    # log parser reads: every setup run reported 0 of 624 tests.
+    # log parser reads: every setup run reported 0 of 624 tests. python-can's test group brings
+    # pytest-modern, whose `PASS [1.2ms] path::test` lines did the same to every attempt.
     pyproject = ('[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
                  '[project]\nname = "pkg"\nversion = "1"\n'
-                 '[dependency-groups]\ndev = ["pytest>=8", "pytest-pretty>=1.2.0", "dirty-equals"]\n')
+                 f'[dependency-groups]\ndev = ["pytest>=8", "{reporter}>=0.7", "dirty-equals"]\n')
     _, plan = _plan(tmp_path, {**PKG, "pyproject.toml": pyproject})
     assert {"pytest", "dirty-equals"} <= _names(plan.spec.packages)
-    assert "pytest-pretty" not in _names(plan.spec.packages)
+    assert reporter not in _names(plan.spec.packages)
 
 
 def test_a_dependency_groups_included_groups_are_installed(tmp_path: Path) -> None:
