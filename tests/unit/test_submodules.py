@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from issuebench.harness.submodules import fill_submodules
+from issuebench.patch.apply import apply_patch
+from issuebench.patch.submodule_moves import submodule_moves
 from tests.gitrepo import git, init_repo
 
 
@@ -53,3 +55,21 @@ def test_a_file_the_clone_lacks_leaves_the_rest_filled(tmp_path):
     assert not (app / "vendor" / "lib" / "tests" / "big.data").exists()
     assert notes == [f"submodule vendor/lib filled from acme/lib at {old[:12]} (without 1 files the clone lacks: "
                      "tests/big.data)"]
+
+
+def test_a_binary_patch_before_another_file_still_applies_once_put_back_together(tmp_path):
+    """submodule_moves puts a patch back together from its parsed sections: a `GIT binary patch`
+    section lost the empty line that ends its last hunk, and with another file after it git
+    refused the whole patch as corrupt (mplhep's baseline images, then their test file)."""
+    repo = tmp_path / "r"
+    init_repo(repo, {"tests/baseline/plot.png": "", "tests/test_plot.py": "def test():\n    pass\n"})
+    (repo / "tests/baseline/plot.png").write_bytes(bytes(range(256)) * 40)
+    (repo / "tests/test_plot.py").write_text("def test():\n    assert True\n")
+    text = git(repo, "diff", "--binary", "--full-index")
+    assert "GIT binary patch" in text and text.index("plot.png") < text.index("test_plot.py")
+    git(repo, "checkout", "--", ".")
+    rest, moves = submodule_moves(text)
+    assert moves == {}
+    result = apply_patch(repo, rest)
+    assert result.applied, result.log
+    assert (repo / "tests/baseline/plot.png").read_bytes() == bytes(range(256)) * 40

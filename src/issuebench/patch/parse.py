@@ -209,7 +209,11 @@ def parse_patch(text: str | None) -> list[FilePatch]:
         section_lines = lines[start:i]
         while section_lines and section_lines[-1] == "":
             section_lines.pop()
-        fp.text = "\n".join(section_lines) + "\n"
+        # Each hunk of a `GIT binary patch` ends with an empty line: git refuses one without it as
+        # corrupt once another file's section follows (mplhep's test patches, a baseline image
+        # then its test file, put back together by submodule_moves).
+        binary_data = any(line.startswith("GIT binary patch") for line in section_lines)
+        fp.text = "\n".join(section_lines) + ("\n\n" if binary_data else "\n")
         if fp.path_old is None and fp.path_new is None:
             raise PatchParseError("file section names no path", start + 1)
         files.append(fp)
