@@ -112,3 +112,15 @@ def test_a_wheel_only_package_with_no_wheel_is_dropped_alone(ctx: RuleContext) -
     conflict = log.replace("mysqlclient==2.2.8 has no usable wheels and you require", "you require")
     fix = apply_rule(diagnose(conflict), plan, ctx)
     assert fix is not None and fix.plan.spec.packages == ["pytest"]
+
+
+def test_a_wheel_less_package_uv_names_in_a_longer_explanation_is_dropped(ctx: RuleContext) -> None:
+    # iceberg-python's CI installs every extra; hive-kerberos brings kerberos, an sdist only. uv
+    # says it over two sentences, the second starting "And because you require".
+    log = ("error: No solution found when resolving dependencies\n  cause: Because kerberos==1.3.1 has no usable "
+           "wheels and only kerberos<=1.3.1 is available, we can conclude that kerberos>=1.3.1 cannot be used.\n"
+           "         And because you require kerberos>=1.3.1, we can conclude that your requirements are "
+           "unsatisfiable.\n")
+    plan = _plan(packages=["pytest", "kerberos>=1.3.1", "thrift>=0.13.0", "pyarrow>=18.0.0"])
+    fix = apply_rule(diagnose(log), plan, ctx)
+    assert fix is not None and fix.plan.spec.packages == ["pytest", "thrift>=0.13.0", "pyarrow>=18.0.0"], fix.reason
