@@ -629,3 +629,14 @@ def test_a_command_that_picks_tests_by_marker_is_not_the_suite(tmp_path: Path) -
     # The only pytest command there is still says how the suite runs.
     _, plan = _plan(tmp_path / "b", {**PKG, "setup.py": setup_py, ".github/workflows/gpu.yml": gpu})
     assert "array_api or gpu" in plan.test_args
+
+
+def test_pytest_9s_own_pyproject_table_is_read_as_ini_options_are(tmp_path: Path) -> None:
+    """pytest 9 reads `[tool.pytest]` itself (cibuildwheel's); before, only `ini_options` was read."""
+    pyproject = ('[project]\nname = "pkg"\nversion = "1"\n\n[tool.pytest]\nminversion = "9.0"\n'
+                 'testpaths = ["unit_test"]\nnorecursedirs = ["fixtures"]\n'
+                 'markers = ["serial: not in parallel", "online: needs the internet"]\n')
+    facts, plan = _plan(tmp_path, {"pyproject.toml": pyproject, "unit_test/test_a.py": "def test():\n    pass\n"})
+    assert facts.pytest_configured and facts.pytest_testpaths == ["unit_test"]
+    assert facts.pytest_norecurse == ["fixtures"] and set(facts.pytest_markers) == {"serial", "online"}
+    assert "-m 'not online'" in plan.spec.test_cmd

@@ -18,7 +18,7 @@ from issuebench.setup.extract_tools import TOOL_READERS, read_ci, read_docs, rea
 from issuebench.setup.facts import TEST_EXTRAS, Facts, classifier_versions, ini, lines, strings
 from issuebench.setup.gitmodules import read_gitmodules
 from issuebench.setup.local_packages import local_path, path_dependency, read_uv_packages
-from issuebench.setup.pytest_config import read_pytest_section, read_pytest_table
+from issuebench.setup.pytest_config import read_pyproject_pytest, read_pytest_section
 from issuebench.setup.requirements import only_for_python, parse_requirements_text, python_of_path
 from issuebench.setup.source import SourceTree
 
@@ -104,8 +104,7 @@ def _read_pyproject(text: str, facts: Facts, tree: SourceTree) -> None:
     read_hatch_metadata_hooks(data, facts, tree)
     tool = data.get("tool", {})
     read_setuptools_dynamic(tool, facts, tree)
-    if isinstance(tool.get("pytest", {}).get("ini_options"), dict):
-        read_pytest_table(tool["pytest"]["ini_options"], facts)
+    read_pyproject_pytest(tool.get("pytest"), facts)
     _read_poetry(tool.get("poetry", {}), facts)
     _read_other_tools(tool, facts, tree)
 

@@ -1,7 +1,8 @@
 """pytest's own configuration, wherever a repository keeps it: pyproject's
-`[tool.pytest.ini_options]` table, or a `[pytest]`/`[tool:pytest]` section of pytest.ini, tox.ini or
-setup.cfg. Read once here for every file: test paths, folders never walked into, pytest-django's
-settings option, and the markers the suite declares (name -> description)."""
+`[tool.pytest.ini_options]` table (or since pytest 9 `[tool.pytest]` itself), or a
+`[pytest]`/`[tool:pytest]` section of pytest.ini, tox.ini or setup.cfg. Read once here for every
+file: test paths, folders never walked into, pytest-django's settings option, and the markers the
+suite declares (name -> description)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,20 @@ from typing import Any
 from issuebench.setup.facts import Facts
 
 
+def read_pyproject_pytest(table: Any, facts: Facts) -> None:
+    """pyproject's `[tool.pytest]`: its `ini_options` table, or since pytest 9 the options themselves
+    (cibuildwheel's `[tool.pytest]` with `markers`, `addopts` and `strict`)."""
+    if not isinstance(table, dict):
+        return
+    if isinstance(table.get("ini_options"), dict):
+        read_pytest_table(table["ini_options"], facts)
+    native = {key: value for key, value in table.items() if key != "ini_options"}
+    if native:
+        read_pytest_table(native, facts)
+
+
 def read_pytest_table(table: dict[str, Any], facts: Facts) -> None:
-    """pyproject's `[tool.pytest.ini_options]`: values are TOML strings or lists."""
+    """Options of a TOML table: values are TOML strings or lists."""
     facts.pytest_configured = True
     if "DJANGO_SETTINGS_MODULE" in table:   # pytest-django's own option
         facts.test_requires.append("pytest-django")
