@@ -48,11 +48,16 @@ class Bus(unittest.TestCase):
 '''
 
 
-def test_a_multicast_socket_fails_in_the_sandbox_and_is_read_as_offline(tmp_path: Path) -> None:
+def _workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     (ws / "test_bus.py").write_text(TESTS)
+    return ws
+
+
+def test_a_multicast_socket_fails_in_the_sandbox_and_is_read_as_offline(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
     python = str(PY_PREFIX / "bin" / "python3")
     result = get_sandbox().run([python, "-m", "unittest", "-v", "test_bus"], workspace=ws,
                                binds=[Bind(PY_PREFIX)], network=False)
@@ -62,3 +67,19 @@ def test_a_multicast_socket_fails_in_the_sandbox_and_is_read_as_offline(tmp_path
     failing = sorted(t for t, s in statuses.items() if s in (TestStatus.FAILED, TestStatus.ERROR))
     assert failing == ["test_bus.Bus.test_multicast", "test_bus.Bus.test_wrong"]
     assert offline_failures(log, failing) == ["test_bus.Bus.test_multicast"]
+
+
+
+def test_a_coloured_pytest_report_is_read_as_a_plain_one(tmp_path: Path) -> None:
+    """python-can's addopts say `--color=yes`: its report headers came wrapped in colour codes, no
+    report was found, and the 28 multicast tests counted against the environment."""
+    ws = _workspace(tmp_path)
+    venv = Path(sys.prefix).resolve()
+    result = get_sandbox().run([str(venv / "bin" / "python"), "-m", "pytest", "-rA", "--color=yes",
+                                "-p", "no:cacheprovider", "test_bus.py"], workspace=ws,
+                               binds=[Bind(PY_PREFIX), Bind(venv)], network=False)
+    log = result.output
+    assert "\x1b[" in log and "_ Bus.test_multicast _" in log, log[-2000:]
+    failing = sorted(t for t, s in dict(get_parser("pytest")(log)).items() if s in (TestStatus.FAILED, TestStatus.ERROR))
+    assert failing == ["test_bus.py::Bus::test_multicast", "test_bus.py::Bus::test_wrong"]
+    assert offline_failures(log, failing) == ["test_bus.py::Bus::test_multicast"]

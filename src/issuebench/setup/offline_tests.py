@@ -21,6 +21,7 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
+from issuebench.parsers.text import strip_ansi
 from issuebench.setup.data import load
 from issuebench.setup.log_regex import compile_log_pattern
 
@@ -70,6 +71,7 @@ def offline_failures(log: str, failing: list[str]) -> list[str]:
     failed at the setup of the same fixture with the same error: pytest prints what a
     session-wide fixture wrote (`Cannot connect to the Docker daemon`) under the first test that
     asked for it only, and the same exception under every later one."""
+    log = strip_ansi(log)   # a suite's own `--color=yes` (python-can's addopts) wraps report headers
     shown = set(_failures_showing(log, failing, _network(), _PYTEST_END)) | \
         set(_failures_showing(log, failing, _network(in_output=True), _PYTEST_SECTION_END))
     rest = [t for t in failing if t not in shown]
@@ -95,6 +97,7 @@ def _setup_errors(log: str) -> dict[str, str]:
 
 def program_failures(log: str, failing: list[str]) -> dict[str, str]:
     """test -> the absent server program its own failure report names (one this machine lacks)."""
+    log = strip_ansi(log)
     if not failing or not _absent_program().search(log):
         return {}
     programs = {name: program for name, program in _reports(log, _absent_program(), _PYTEST_SECTION_END)
@@ -110,7 +113,7 @@ def program_failures(log: str, failing: list[str]) -> dict[str, str]:
 def locale_failures(log: str, failing: list[str]) -> list[str]:
     """The tests among `failing` whose own failure report says the locale they set is not on this
     machine."""
-    return _failures_showing(log, failing, _LOCALE_MISSING, _PYTEST_SECTION_END)
+    return _failures_showing(strip_ansi(log), failing, _LOCALE_MISSING, _PYTEST_SECTION_END)
 
 
 def _failures_showing(log: str, failing: list[str], signature: Any, pytest_end: Any) -> list[str]:
