@@ -372,14 +372,16 @@ def test_a_run_whose_every_test_skipped_under_a_marker_selection_runs_the_whole_
     assert apply_rule(diagnose(log), plan.copy(test_args=["tests"]), ctx) is None
 
 
-def test_a_nox_install_calls_keyword_arguments_are_no_packages(tmp_path: Path) -> None:
+def test_a_nox_install_calls_keyword_arguments_and_inner_calls_are_no_packages(tmp_path: Path) -> None:
     """scikit-build-core's noxfile installs with `env={"PYTHONWARNINGS": "error"}`: `PYTHONWARNINGS`
     and `error` were taken for packages, and two attempts went to dropping them."""
     noxfile = ('import nox\n\n@nox.session\ndef tests(session):\n'
                '    session.install(".", "pytest-mock", "--config-settings=build.verbose=true",\n'
                '                    env={"PYTHONWARNINGS": "error"}, silent=False)\n'
-               '    session.install(*reqs, "pytest")\n')
+               '    session.install(*reqs, "pytest")\n'
+               '    session.install("-e.", *nox.project.dependency_groups(pyproject, "docs"), "hypothesis")\n')
     init_repo(tmp_path, {"pkg/__init__.py": "", "noxfile.py": noxfile})
     facts = extract(SourceTree.open(tmp_path))
-    assert {"pytest-mock", "pytest"} <= set(facts.test_requires)
-    assert not {"PYTHONWARNINGS", "error", "False"} & set(facts.test_requires)
+    assert {"pytest-mock", "pytest", "hypothesis"} <= set(facts.test_requires)
+    # cibuildwheel's `dependency_groups(pyproject, "test")`: `test` and `docs` were taken for packages.
+    assert not {"PYTHONWARNINGS", "error", "False", "docs", "pyproject"} & set(facts.test_requires)

@@ -125,6 +125,9 @@ def _expand_braces(text: str) -> str:
     return _expand_braces(text[:match.start()] + expanded + text[match.end():])
 
 
+# A call among `session.install`'s arguments (cibuildwheel's `*nox.project.dependency_groups(
+# pyproject, "test")`): its strings are that function's arguments, not packages.
+_NOX_CALL = re.compile(r"\*{0,2}[A-Za-z_][\w.]*\([^()]*\)")
 # A keyword argument of `session.install` (scikit-build-core's `env={"PYTHONWARNINGS": "error"}`):
 # its strings are no packages. It starts the call or follows a comma, never inside a string.
 _NOX_KEYWORD = re.compile(r"""(^|,)\s*[A-Za-z_]\w*\s*=(?!=)\s*(?:\{[^{}]*\}|\[[^\[\]]*\]|"[^"]*"|'[^']*'|[\w.]+)""")
@@ -133,8 +136,9 @@ _NOX_KEYWORD = re.compile(r"""(^|,)\s*[A-Za-z_]\w*\s*=(?!=)\s*(?:\{[^{}]*\}|\[[^
 def read_noxfile(text: str, facts: Facts, tree: SourceTree) -> None:
     for match in re.finditer(r"python\s*=\s*(\[[^\]]*\]|\"[^\"]*\"|'[^']*')", text):
         facts.ci_pythons |= versions(match.group(1))
-    for match in re.finditer(r"session\.install\(([^)]*)\)", text):
-        for token in re.findall(r"[\"']([^\"']+)[\"']", _NOX_KEYWORD.sub(r"\1", match.group(1))):
+    for match in re.finditer(r"session\.install\(((?:[^()]|\([^()]*\))*)\)", text):
+        arguments = _NOX_KEYWORD.sub(r"\1", _NOX_CALL.sub("", match.group(1)))
+        for token in re.findall(r"[\"']([^\"']+)[\"']", arguments):
             _add_requirement_token(token, facts, tree)
     for match in re.finditer(r"session\.run\(([^)]*)\)", text):
         words = re.findall(r"[\"']([^\"']+)[\"']", match.group(1))
