@@ -72,6 +72,7 @@ from issuebench.parsers.ruby import (
     parse_log_ruby_unit,
 )
 from issuebench.parsers.sympy import parse_log_sympy
+from issuebench.parsers.text import strip_ansi
 from issuebench.parsers.unittest_log import parse_log_unittest
 
 if sys.version_info >= (3, 11):
@@ -205,5 +206,6 @@ __all__ = [
     "known_parsers",
     "parser_for_repo",
     "recorded_exit_code",
+    "strip_ansi",
     "suite_ran",
 ]

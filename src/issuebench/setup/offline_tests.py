@@ -21,7 +21,7 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
-from issuebench.parsers.text import strip_ansi
+from issuebench.parsers import strip_ansi
 from issuebench.setup.data import load
 from issuebench.setup.log_regex import compile_log_pattern
 
