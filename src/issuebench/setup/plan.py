@@ -100,7 +100,8 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
     generated = missing_cython_outputs(tree) if installable else []
     if generated and not any(canonical_name(requirement_name(p) or "") == CYTHON for p in packages):
         packages.append(CYTHON)
-    test_fields, runner_vars, runner_notes = _test_fields(runner, facts, tree)
+    network = offline_markers(facts, tree) if runner == "pytest" else []
+    test_fields, runner_vars, runner_notes = _test_fields(runner, facts, tree, network)
     spec = EnvSpec(
         python=pythons[0] if pythons else "3.11",
         packages=packages,
@@ -116,16 +117,15 @@ def initial_plan(facts: Facts, tree: SourceTree, *, date: str | None, pythons: l
         notes=[f"setup: {note}" for note in facts.notes[:5]] + runner_notes,
         submodules=dict(facts.submodule_repos),
     )
-    suite = suite_paths(facts, tree, runner)
-    if runner == "pytest":
-        suite = _also_left_out(suite, offline_markers(facts, tree))
-    return Plan(spec=spec, runner=runner, test_args=suite, pythons=pythons,
-                unittest_pattern=facts.unittest_pattern)
+    return Plan(spec=spec, runner=runner, test_args=_also_left_out(suite_paths(facts, tree, runner), network),
+                pythons=pythons, unittest_pattern=facts.unittest_pattern)
 
 
-def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str, str], dict[str, str], list[str]]:
+def _test_fields(runner: str, facts: Facts, tree: SourceTree,
+                 network: list[str]) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """The spec's test command, parser and directives for the runner, the variables the runner
-    needs, and what to say of the command's options."""
+    needs, and what to say of the command's options; `network`: the suite's markers for tests that
+    need the network, left out."""
     if runner == "django":
         settings = {"DJANGO_SETTINGS_MODULE": facts.django_settings} if facts.django_settings else {}
         if facts.django_path:
@@ -138,7 +138,6 @@ def _test_fields(runner: str, facts: Facts, tree: SourceTree) -> tuple[dict[str,
     gate = coverage_threshold(tree)
     exits = stops_at_first_failure(tree)
     offline = offline_switch(tree)
-    network = offline_markers(facts, tree)
     notes = ([f"setup: a coverage threshold in {gate} fails any run of a task's few test files: tests run "
               "with --no-cov"] if gate else []) \
         + ([f"setup: {exits} stop at the first failure: tests run with {NO_MAXFAIL}"] if exits else []) \
