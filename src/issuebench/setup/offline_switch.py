@@ -18,6 +18,7 @@ import re
 import shlex
 
 from issuebench.setup.facts import Facts
+from issuebench.setup.pytest_config import parse_markers
 from issuebench.setup.source import SourceTree
 
 # `parser.addoption("--skip-online", action="store_true", ...)`: a flag, not an option taking a
@@ -43,9 +44,9 @@ _NETWORK_NAME = re.compile(r"(?:requires?_|needs?_)?(?:network|internet|online)(
 _NETWORK_WORDS = re.compile(r"\b(?:needs?|needing|requires?|requiring|uses?|using)\s+(?:an?\s+|the\s+)?"
                             r"(?:active\s+|working\s+|live\s+)?(?:network|internet)\b"
                             r"|\b(?:network|internet)\s+(?:connection|connectivity|access)\b", re.I)
-# A conftest's own declaration: `config.addinivalue_line("markers", "network: ...")`.
-_CONFTEST_MARKER = re.compile(r"""addinivalue_line\(\s*["']markers["']\s*,\s*["']([A-Za-z_]\w*)[^:"']{0,40}:"""
-                              r"""([^"'\n]{0,200})""")
+# A conftest's own declaration, `config.addinivalue_line("markers", "network: ...")`: its line is
+# read as a configuration's `markers` line is.
+_CONFTEST_MARKER = re.compile(r"""addinivalue_line\(\s*["']markers["']\s*,\s*["']([^"'\n]{1,300})["']""")
 
 
 def offline_markers(facts: Facts, tree: SourceTree) -> list[str]:
@@ -54,7 +55,7 @@ def offline_markers(facts: Facts, tree: SourceTree) -> list[str]:
     declared = dict(facts.pytest_markers)
     for path in tree.files():
         if path.rsplit("/", 1)[-1] == "conftest.py" and path.count("/") <= 2:
-            declared.update(_CONFTEST_MARKER.findall(tree.read(path) or ""))
+            declared.update(parse_markers(_CONFTEST_MARKER.findall(tree.read(path) or "")))
     return sorted(name for name, description in declared.items()
                   if _NETWORK_NAME.fullmatch(name) or _NETWORK_WORDS.search(description))
 
